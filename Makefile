@@ -1,0 +1,34 @@
+# fastpath-5.10: each target is a thin call into scripts/.
+LABEL ?= patched
+LABELS ?= base patched
+
+.PHONY: help check bench tree export build fetch vm clean
+
+help:
+	@echo "make check   lint the queue, build, boot QEMU, run the tests"
+	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
+	@echo "make tree    git work tree of base + patches/ in tree/"
+	@echo "make export  write tree/'s commits back to patches/"
+	@echo "make build   build one kernel (LABEL=$(LABEL): base, patched, pN)"
+	@echo "make fetch   fetch and verify the pinned base (BASE)"
+
+check:
+	scripts/check.sh
+
+bench:
+	LABELS="$(LABELS)" REF="$(REF)" scripts/bench.sh
+
+tree:
+	scripts/tree.sh
+
+export:
+	scripts/export.sh
+
+build:
+	scripts/build.sh $(LABEL)
+
+fetch:
+	scripts/fetch-base.sh
+
+clean:
+	rm -rf build results

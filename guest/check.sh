@@ -1,0 +1,36 @@
+# make check, in the guest: the iopoll kselftests, then (with a plain
+# NVMe namespace that polls) a fio io_uring hipri write+verify job that
+# must have run on the poll queue.
+. /fp/lib.sh
+
+echo "== kselftest iopoll"
+/fp/iopoll_test
+rc=$?
+
+dev=$(nvme_plain) || dev=
+if [ -z "$dev" ] || [ "$(cat /sys/block/$dev/queue/io_poll)" != 1 ]; then
+	tap_skip fio_hipri_verify "no plain NVMe namespace with poll queues"
+	exit $rc
+fi
+echo "== fio io_uring hipri verify on /dev/$dev"
+q0=$(poll_queued "$dev") i0=$(nvme_irqs)
+fio --name=hipri-verify --filename=/dev/$dev --ioengine=io_uring --hipri=1 \
+	--direct=1 --rw=randwrite --bs=4k --size=16M --iodepth=32 \
+	--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 \
+	--verify=crc32c --verify_fatal=1 --do_verify=1 --output-format=terse \
+	--terse-version=3 >/tmp/fio.out 2>&1
+frc=$?
+q1=$(poll_queued "$dev") i1=$(nvme_irqs)
+ios=$((2 * 16 * 1024 / 4))
+echo "# fio exit $frc, poll hctx queued +$((q1 - q0)) (>= $ios), nvme irqs +$((i1 - i0))"
+if [ $frc != 0 ]; then
+	cat /tmp/fio.out
+	tap_fail fio_hipri_verify "fio failed ($frc)"
+	rc=1
+elif [ $((q1 - q0)) -lt $ios ] || [ $((i1 - i0)) -gt $((ios / 32)) ]; then
+	tap_fail fio_hipri_verify "not polled"
+	rc=1
+else
+	tap_ok fio_hipri_verify
+fi
+exit $rc

@@ -1,0 +1,37 @@
+# Guest-side helpers (busybox sh), sourced by the guest scripts.
+
+# Results as TAP lines at the start of a console line; the host counts them.
+tap_ok() { echo "ok - $1"; }
+tap_fail() { echo "not ok - $1${2:+: $2}"; }
+tap_skip() { echo "ok - $1 # SKIP $2"; }
+
+# requests allocated on the poll-type hctxs of disk $1 (and of its
+# hidden multipath paths)
+poll_queued() {
+	local s=0 h d
+	for d in /sys/kernel/debug/block/$1 /sys/kernel/debug/block/${1%n*}c*n${1##*n}; do
+		for h in "$d"/hctx*; do
+			[ -f "$h/type" ] && [ "$(cat "$h/type")" = poll ] || continue
+			s=$((s + $(cat "$h/queued")))
+		done
+	done
+	echo "$s"
+}
+
+# NVMe interrupts, all queues and CPUs
+nvme_irqs() {
+	awk '/nvme/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts
+}
+
+# the first plain (not multipath head) NVMe namespace
+nvme_plain() {
+	local d
+	for d in /sys/block/nvme*n*; do
+		d=${d##*/}
+		case $d in *c*) continue ;; esac
+		ls -d /sys/block/"${d%n*}"c*n"${d##*n}" >/dev/null 2>&1 && continue
+		echo "$d"
+		return 0
+	done
+	return 1
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# build.sh LABEL [FRAGMENT...]: build the kernel of LABEL (base, patched,
+# pN) in build/<label>/, a git work tree of that commit, with tinyconfig +
+# configs/qemu.config (+ extra fragments, e.g. configs/debug.config, which
+# give the label a "+debug" suffix).  Also installs the uapi headers and
+# builds the series' kselftests there.  Warnings in files the series
+# touches fail the build.
+. "$(dirname "$0")/lib.sh"
+
+label=${1:?usage: build.sh LABEL [FRAGMENT...]}
+shift
+frags=("$FP_TOP/configs/qemu.config")
+dirname=$label
+for f in "$@"; do
+	[[ -f $f ]] || f=$FP_TOP/configs/$f
+	[[ -f $f ]] || die "no config fragment $f"
+	frags+=("$f")
+	dirname+=+$(basename "$f" .config)
+done
+FP_PREFIX="[$dirname] "
+
+need_pkgs "${FP_PKGS_BUILD[@]}"
+"$FP_TOP/scripts/fetch-base.sh" >/dev/null
+commit=$(label_commit "$label")
+dir=$FP_BUILD/$dirname
+
+export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=qemu
+mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+
+checkout() {
+	mkdir -p "$FP_BUILD"
+	if [[ ! -e $dir/.git ]]; then
+		rm -rf "$dir"
+		git_fp worktree prune
+		git_fp worktree add -q --detach "$dir" "$commit"
+	elif [[ $(git -C "$dir" rev-parse HEAD) != "$commit" ]]; then
+		git -C "$dir" checkout -q -f --detach "$commit"
+	fi
+	git -C "$dir" rev-parse --short=12 HEAD >"$dir/.fp-commit"
+}
+
+configure() {
+	local tmp=$dir/.config
+	# Keep the old .config (and its time stamp) when nothing changed, so
+	# that make does not reconfigure.
+	[[ ! -f $dir/.config ]] || cp -p "$dir/.config" "$dir/.fp-config.old"
+	mk tinyconfig >/dev/null
+	(cd "$dir" && ./scripts/kconfig/merge_config.sh -m -O . .config "${frags[@]}" >/dev/null)
+	mk olddefconfig >/dev/null
+	# Every symbol a fragment asks for must have survived.
+	local bad=() line sym
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*) grep -qxF "$line" "$tmp" || bad+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$tmp" || echo unset))") ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			! grep -q "^$sym=" "$tmp" || bad+=("$line") ;;
+		esac
+	done < <(cat "${frags[@]}")
+	((${#bad[@]} == 0)) || die "config: not as the fragments ask: ${bad[*]}"
+	if [[ -f $dir/.fp-config.old ]] && cmp -s "$dir/.fp-config.old" "$dir/.config"; then
+		mv "$dir/.fp-config.old" "$dir/.config"
+	fi
+	rm -f "$dir/.fp-config.old" "$dir/.config.old"
+}
+
+compile() {
+	local logf=$dir/.fp-build.log rc=0
+	mk bzImage 2>"$logf" || rc=$?
+	if ((rc)); then
+		grep -E -B2 -A5 'error:|Error [0-9]' "$logf" | tail -40 >&2
+		die "kernel build failed (log: $logf)"
+	fi
+	# Warnings in what the series touches fail the build.
+	local touched warn
+	touched=$(git -C "$dir" diff --name-only base HEAD -- '*.c' '*.h' | paste -sd'|')
+	if [[ -n $touched ]]; then
+		warn=$(grep -E "^($touched):[0-9]+:[0-9]+: warning:" "$logf" || true)
+		[[ -z $warn ]] || { printf '%s\n' "$warn" >&2; die "the series adds build warnings"; }
+	fi
+	mk headers_install >/dev/null
+}
+
+selftests() {
+	# The series' own kselftests (tools/testing/selftests/iopoll), static,
+	# so the guest needs no libraries.  Absent on base: nothing to do.
+	local t=$dir/tools/testing/selftests/iopoll
+	[[ -d $t ]] || return 0
+	make -s -C "$t" CC=gcc KSFT_KHDR_INSTALL_DONE=1 \
+		CFLAGS="-O2 -Wall -Werror -static -I$dir/usr/include" LDFLAGS=-static >/dev/null
+}
+
+stage "checkout $label ($(git --git-dir="$FP_GIT" rev-parse --short=12 "$commit"))" checkout
+stage "configure" configure
+stage "compile" compile
+stage "selftests" selftests
+ls -l "$dir/arch/x86/boot/bzImage" | sed "s|$FP_TOP/||" >&2

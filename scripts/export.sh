@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make export: write the commits of tree/ since base back to patches/ as
+# git format-patch mails and rewrite patches/series.  Comment lines of the
+# old series (group headings) are kept before the patch they preceded.
+. "$(dirname "$0")/lib.sh"
+
+tree=${1:-$FP_TOP/tree}
+[[ -d $tree ]] || die "no $tree: run 'make tree' first"
+[[ -z $(git -C "$tree" status --porcelain --untracked-files=no) ]] ||
+	die "$tree has uncommitted changes"
+
+out=$FP_TOP/patches
+mkdir -p "$out"
+declare -A heading=()
+if [[ -f $out/series ]]; then
+	pending=
+	while IFS= read -r line; do
+		if [[ $line == \#* || -z $line ]]; then
+			pending+=$line$'\n'
+		else
+			# key by subject part of the file name, without the number
+			heading[${line#[0-9][0-9][0-9][0-9]-}]=$pending
+			pending=
+		fi
+	done <"$out/series"
+fi
+rm -f "$out"/*.patch
+git -C "$tree" format-patch -q --no-signature --zero-commit -N \
+	--base=base -o "$out" base..HEAD >/dev/null
+{
+	for f in "$out"/*.patch; do
+		[[ -e $f ]] || continue
+		b=${f##*/}
+		printf '%s' "${heading[${b#[0-9][0-9][0-9][0-9]-}]:-}"
+		printf '%s\n' "$b"
+	done
+} >"$out/series"
+log "exported $(grep -vc '^#\|^$' "$out/series") patches to patches/"

@@ -1,0 +1,175 @@
+# Shared shell helpers of the fastpath-5.10 harness.  Sourced, not run.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+FP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FP_CACHE=${FASTPATH_CACHE:-$HOME/.cache/fastpath}
+FP_BUILD=${FASTPATH_BUILD:-$FP_TOP/build}
+FP_JOBS=${FASTPATH_JOBS:-$(nproc)}
+
+# shellcheck source=../BASE
+. "$FP_TOP/BASE"
+
+FP_GIT=$FP_CACHE/git/linux-$BASE_VERSION.git
+FP_IDENT_NAME="fastpath-5.10 developers"
+FP_IDENT_EMAIL="dev@fastpath.invalid"
+
+log() { printf '%s\n' "${FP_PREFIX:-}$*" >&2; }
+die() { printf '%s\n' "${FP_PREFIX:-}error: $*" >&2; exit 1; }
+
+# stage NAME CMD...: run CMD and print how long it took.
+stage() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	log "== $name"
+	# A subshell outside any "||" keeps errexit working inside CMD.
+	set +e
+	("$@")
+	rc=$?
+	set -e
+	if ((rc)); then
+		log "== $name: $((SECONDS - t0)) s, failed"
+	else
+		log "== $name: $((SECONDS - t0)) s"
+	fi
+	return "$rc"
+}
+
+# need_pkgs PKG...: install the Debian 12 packages that are missing.
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	log "installing: ${missing[*]}"
+	[[ $(id -u) == 0 ]] || die "need root to install ${missing[*]}"
+	if [[ ! -e $FP_CACHE/.apt-updated ]] ||
+		[[ -n $(find "$FP_CACHE/.apt-updated" -mmin +720) ]]; then
+		apt-get update -q >/dev/null || die "apt-get update failed"
+		mkdir -p "$FP_CACHE" && touch "$FP_CACHE/.apt-updated"
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+}
+
+# Packages of each job.
+FP_PKGS_BUILD=(build-essential flex bison bc libelf-dev libssl-dev ccache
+	cpio xz-utils git kmod perl python3 rsync lz4)
+FP_PKGS_GUEST=(qemu-system-x86 busybox-static fio)
+FP_PKGS_BENCH=(gnuplot-nox)
+
+# apt_src SUITE ARGS...: run apt-get against a private list holding only
+# SUITE's (and its security suite's) *source* index.  The system's apt
+# sources are never touched, and no binary package of SUITE is reachable.
+apt_src() {
+	local suite=$1 dir
+	shift
+	dir=$FP_CACHE/apt/$suite
+	if [[ ! -f $dir/sources.list ]]; then
+		mkdir -p "$dir/lists/partial"
+		{
+			echo "deb-src http://deb.debian.org/debian $suite main"
+			case $suite in
+			sid | unstable | experimental) ;;
+			*) echo "deb-src http://deb.debian.org/debian-security $suite-security main" ;;
+			esac
+		} >"$dir/sources.list"
+	fi
+	apt-get -q -o Dir::Etc::sourcelist="$dir/sources.list" \
+		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists" \
+		-o APT::Sandbox::User=root "$@"
+}
+
+# apt_src_update SUITE: refresh SUITE's source index (at most twice a day).
+apt_src_update() {
+	local stamp=$FP_CACHE/apt/$1/.updated
+	apt_src "$1" --version >/dev/null
+	if [[ ! -e $stamp || -n $(find "$stamp" -mmin +720) ]]; then
+		apt_src "$1" update >/dev/null || die "could not read $1's source index"
+		touch "$stamp"
+	fi
+}
+
+# check_sha256 FILE SUM: die unless FILE exists with that checksum.
+check_sha256() {
+	local f=$1 want=$2 got
+	[[ -f $f ]] || die "missing $f (expected sha256 $want)"
+	got=$(sha256sum "$f" | cut -d' ' -f1)
+	[[ $got == "$want" ]] ||
+		die "$f: sha256 is $got, expected $want (BASE); delete it to fetch again"
+}
+
+# git_fp ARGS...: git on the cached base repository, as the project's identity.
+git_fp() {
+	git -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
+		--git-dir="$FP_GIT" "$@"
+}
+
+# series_files: the patch files of patches/series, in order.
+series_files() {
+	local p
+	[[ -f $FP_TOP/patches/series ]] || return 0
+	while read -r p; do
+		[[ -z $p || $p == \#* ]] && continue
+		printf '%s\n' "$FP_TOP/patches/$p"
+	done <"$FP_TOP/patches/series"
+}
+
+# am_series DIR [FILE...]: apply patch files onto the checkout in DIR with
+# git am; on failure name the patch and show git's reason.
+am_series() {
+	local dir=$1 f out
+	shift
+	for f in "$@"; do
+		[[ -f $f ]] || die "patches/series lists ${f##*/}, which does not exist"
+		if ! out=$(git -C "$dir" -c user.name="$FP_IDENT_NAME" \
+			-c user.email="$FP_IDENT_EMAIL" am -q --keep-cr "$f" 2>&1); then
+			git -C "$dir" am --abort >/dev/null 2>&1 || true
+			printf '%s\n' "$out" | sed 's/^/  git: /' >&2
+			die "patch ${f##*/} does not apply"
+		fi
+	done
+}
+
+# series_commit: the commit of base + the whole series, made once per
+# content of patches/ and kept as refs/series/<hash>.
+series_commit() {
+	local files key ref dir
+	mapfile -t files < <(series_files)
+	key=$( (cat "$FP_TOP/patches/series" 2>/dev/null; cat "${files[@]}" /dev/null) |
+		sha256sum | cut -c1-16)
+	ref=refs/series/$key
+	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
+		dir=$FP_CACHE/am-work
+		if [[ ! -d $dir ]]; then
+			git_fp worktree prune
+			git_fp worktree add -q --detach "$dir" base >&2
+		fi
+		git -C "$dir" am --abort >/dev/null 2>&1 || true
+		git -C "$dir" checkout -q -f --detach base
+		git -C "$dir" clean -q -fdx
+		((${#files[@]} == 0)) || am_series "$dir" "${files[@]}"
+		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
+	fi
+	git --git-dir="$FP_GIT" rev-parse "$ref"
+}
+
+# label_commit LABEL: base, patched (the whole series) or pN (first N).
+label_commit() {
+	local top n total
+	case $1 in
+	base) git --git-dir="$FP_GIT" rev-parse base ;;
+	patched) series_commit ;;
+	p[0-9]*)
+		n=${1#p}
+		top=$(series_commit)
+		total=$(git --git-dir="$FP_GIT" rev-list --count base.."$top")
+		((n <= total)) || die "label $1: the series has only $total patches"
+		git --git-dir="$FP_GIT" rev-parse "$top~$((total - n))"
+		;;
+	*) die "unknown label '$1' (base, patched or pN)" ;;
+	esac
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# vm.sh [options] [--] COMMAND...: boot a label's kernel under QEMU (q35,
+# TCG) with an emulated NVMe and run COMMAND in the guest with sh.
+# Exit status: the command's; 1 if the kernel splatted (BUG, WARNING,
+# Oops, KASAN, lockdep, RCU stall, hung task) even when it passed; 124 if
+# the guest hung; 125 if it died before reporting (panic).
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<USAGE
+usage: vm.sh [options] [--] COMMAND...
+  --label L          kernel of build/L (default: patched)
+  --smp N            vCPUs (default: 1)
+  --mem MB           memory (default: 1024)
+  --poll-queues N    nvme.poll_queues (default: 1)
+  --mpath            NVMe subsystem, two controllers sharing namespace 1
+  --no-nvme          no NVMe device
+  --disk-mb N        namespace size (default: 256)
+  --nullb "K=V ..."  null_blk module parameters (built in: null_blk.K=V)
+  --append "..."     more kernel parameters
+  --icount           -icount shift=0,sleep=off (guest time counts instructions)
+  --files DIR        copy DIR's files into the guest's /fp (repeatable)
+  --timeout S        seconds before the guest counts as hung (default: 600)
+  --log FILE         console log (default: a temporary file, shown on failure)
+  --show-command     print the QEMU command line and exit
+USAGE
+	exit 2
+}
+
+label=patched smp=1 mem=1024 pq=1 mpath=0 nvme=1 disk_mb=256 nullb= append=
+icount=0 timeout=600 logf= show=0 files=()
+while (($#)); do
+	case $1 in
+	--label) label=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--poll-queues) pq=$2; shift ;;
+	--mpath) mpath=1 ;;
+	--no-nvme) nvme=0 ;;
+	--disk-mb) disk_mb=$2; shift ;;
+	--nullb) nullb=$2; shift ;;
+	--append) append=$2; shift ;;
+	--icount) icount=1 ;;
+	--files) files+=("$2"); shift ;;
+	--timeout) timeout=$2; shift ;;
+	--log) logf=$2; shift ;;
+	--show-command) show=1 ;;
+	--) shift; break ;;
+	-h | --help) usage ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+	shift
+done
+(($#)) || ((show)) || usage
+FP_PREFIX="[vm $label] "
+
+kernel=$FP_BUILD/$label/arch/x86/boot/bzImage
+[[ -f $kernel ]] || ((show)) || die "no kernel $kernel: run scripts/build.sh ${label%%+*} first"
+need_pkgs "${FP_PKGS_GUEST[@]}"
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/fp-vm.XXXXXX")
+trap 'rm -rf "$run"' EXIT
+[[ -n $logf ]] || logf=$run/console.log
+
+cmdline="console=ttyS0 panic=-1 oops=panic tsc=reliable loglevel=7 rdinit=/init"
+((nvme)) && cmdline+=" nvme.poll_queues=$pq"
+for kv in $nullb; do cmdline+=" null_blk.$kv"; done
+[[ -z $append ]] || cmdline+=" $append"
+
+qemu=(qemu-system-x86_64 -machine q35 -cpu max -smp "$smp" -m "$mem"
+	-display none -monitor none -serial stdio -no-reboot
+	-kernel "$kernel" -initrd "$run/initrd" -append "$cmdline")
+((icount)) && qemu+=(-icount shift=0,sleep=off)
+if ((nvme)); then
+	qemu+=(-drive "file=$run/nvme.img,if=none,id=d0,format=raw")
+	if ((mpath)); then
+		qemu+=(-device nvme-subsys,id=s0,nqn=fastpath
+			-device nvme,serial=fp0,subsys=s0
+			-device nvme,serial=fp0,subsys=s0
+			-device nvme-ns,drive=d0,nsid=1,shared=on)
+	else
+		qemu+=(-device nvme,serial=fp0,drive=d0)
+	fi
+fi
+if ((show)); then
+	printf '%q ' "${qemu[@]}"
+	echo
+	exit 0
+fi
+
+# The per-run cpio: the command, the guest helpers, the files asked for.
+mkdir -p "$run/ov/fp"
+cp "$FP_TOP"/guest/*.sh "$run/ov/fp/" 2>/dev/null || true
+for d in "${files[@]}"; do cp -a "$d"/. "$run/ov/fp/"; done
+printf '%s\n' "$*" >"$run/ov/fp/cmd"
+(cd "$run/ov" && find . | cpio -o -H newc --quiet) >"$run/ov.cpio"
+cat "$("$FP_TOP/scripts/initramfs.sh")" "$run/ov.cpio" >"$run/initrd"
+((nvme)) && truncate -s "${disk_mb}M" "$run/nvme.img"
+
+printf '%q ' "${qemu[@]}" >"$logf.cmd"
+rc=0
+timeout --foreground -k 10 "$timeout" "${qemu[@]}" </dev/null >"$logf" 2>&1 || rc=$?
+tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
+
+splat_re='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at)'
+status=$(sed -n 's/^FASTPATH-EXIT: \([0-9]*\).*/\1/p' "$logf" | tail -n 1)
+fail() {
+	log "$1; console: $logf"
+	tail -n "${2:-40}" "$logf" | sed 's/^/  | /' >&2
+	[[ $logf != "$run"/* ]] || trap - EXIT
+}
+if ((rc == 124 || rc == 137)); then
+	fail "guest hung (no exit after $timeout s)"
+	exit 124
+fi
+if grep -Eq "$splat_re" "$logf"; then
+	grep -En -A12 "$splat_re" "$logf" | head -60 | sed 's/^/  | /' >&2
+	fail "kernel splat in the console log" 0
+	exit 1
+fi
+if [[ -z $status ]]; then
+	fail "guest died before reporting (qemu exit $rc)"
+	exit 125
+fi
+if ((status != 0)); then
+	fail "guest command failed ($status)" 0
+fi
+exit "$status"
