@@ -26,11 +26,11 @@ for f in "${listed[@]}"; do
 	[[ -f $f ]] || continue
 	subj=$(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$f" | head -n 1)
 	[[ $subj == [a-zA-Z0-9]*:\ * ]] || problem "$f: subject '$subj' lacks a 'subsystem: ' prefix"
-	grep -qx "From: $FP_IDENT_NAME <$FP_IDENT_EMAIL>" "$f" ||
+	grep -qxE "From: \"?$FP_IDENT_NAME\"? <$FP_IDENT_EMAIL>" "$f" ||
 		problem "$f: author is not $FP_IDENT_NAME <$FP_IDENT_EMAIL>"
 	grep -qx "Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>" "$f" ||
 		problem "$f: no Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>"
-	out=$(cd "$FP_CACHE/am-work" && perl "$cp" --strict --terse --show-types \
+	out=$(cd "$FP_CACHE/am-work" && PATH=/usr/bin:$PATH perl "$cp" --strict --terse --show-types \
 		--ignore FILE_PATH_CHANGES "$FP_TOP/patches/$f" 2>&1 |
 		grep -E 'ERROR|WARNING|CHECK' || true)
 	[[ -z $out ]] || problem "$f: checkpatch --strict:"$'\n'"$out"

@@ -61,7 +61,7 @@ need_pkgs "${FP_PKGS_GUEST[@]}"
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/fp-vm.XXXXXX")
 trap 'rm -rf "$run"' EXIT
-[[ -n $logf ]] || logf=$run/console.log
+[[ -n $logf ]] || { mkdir -p "$FP_BUILD/logs"; logf=$FP_BUILD/logs/vm-$label-$(date +%Y%m%d-%H%M%S).log; }
 
 cmdline="console=ttyS0 panic=-1 oops=panic tsc=reliable loglevel=7 rdinit=/init"
 ((nvme)) && cmdline+=" nvme.poll_queues=$pq"
