@@ -7,6 +7,36 @@ echo "== kselftest iopoll"
 /fp/iopoll_test
 rc=$?
 
+# null_blk poll queues, where the kernel has them: a memory-backed device,
+# a fio hipri write+verify that must have run on its poll hctx.
+echo "== null_blk poll queues"
+nb=$(nullb_create pollchk irqmode=1 size=64 memory_backed=1 poll_queues=1 2>/dev/null)
+case $? in
+0)
+	q0=$(poll_queued "$nb")
+	fio --name=nullb-hipri-verify --filename=/dev/$nb --ioengine=io_uring \
+		--hipri=1 --direct=1 --rw=randwrite --bs=4k --size=8M --iodepth=16 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output-format=terse >/tmp/fio-nb.out 2>&1
+	frc=$?
+	q1=$(poll_queued "$nb")
+	echo "# fio exit $frc, /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll), poll hctx queued +$((q1 - q0)) (>= 4096)"
+	if [ $frc != 0 ]; then
+		cat /tmp/fio-nb.out
+		tap_fail nullb_poll_verify "fio failed ($frc)"
+		rc=1
+	elif [ "$(cat /sys/block/$nb/queue/io_poll)" != 1 ] || [ $((q1 - q0)) -lt 4096 ]; then
+		tap_fail nullb_poll_verify "not polled"
+		rc=1
+	else
+		tap_ok nullb_poll_verify
+	fi
+	nullb_remove pollchk || { tap_fail nullb_remove; rc=1; }
+	;;
+2) tap_skip nullb_poll_verify "null_blk has no poll_queues attribute (5.10 without the series)" ;;
+*) tap_fail nullb_poll_verify "could not create a null_blk device"; rc=1 ;;
+esac
+
 dev=$(nvme_plain) || dev=
 if [ -z "$dev" ] || [ "$(cat /sys/block/$dev/queue/io_poll)" != 1 ]; then
 	tap_skip fio_hipri_verify "no plain NVMe namespace with poll queues"

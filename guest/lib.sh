@@ -35,3 +35,24 @@ nvme_plain() {
 	done
 	return 1
 }
+
+# nullb_create NAME ATTR=VALUE...: a null_blk device made through configfs;
+# prints its disk name.  Fails (2) when the kernel lacks an attribute.
+nullb_create() {
+	local d=/sys/kernel/config/nullb/$1 kv
+	shift
+	mkdir "$d" || return 1
+	for kv in "$@"; do
+		if [ ! -e "$d/${kv%%=*}" ]; then
+			rmdir "$d"
+			return 2
+		fi
+		echo "${kv#*=}" >"$d/${kv%%=*}" || { rmdir "$d"; return 1; }
+	done
+	echo 1 >"$d/power" || { rmdir "$d"; return 1; }
+	echo "nullb$(cat "$d/index")"
+}
+
+nullb_remove() {
+	echo 0 >"/sys/kernel/config/nullb/$1/power" && rmdir "/sys/kernel/config/nullb/$1"
+}

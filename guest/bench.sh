@@ -1,0 +1,63 @@
+# make bench, in the guest: sh bench.sh MODE RUNS SECONDS
+# Prints "RESULT <probe> <value> <unit>" for each run of each probe, and
+# "NOTE <probe> <text>" where a probe runs differently on this kernel.
+. /fp/lib.sh
+mode=$1 runs=$2 secs=$3
+
+run() {	# run PROBE COMMAND...: RUNS times, the result renamed PROBE
+	local probe=$1 i
+	shift
+	for i in $(seq "$runs"); do
+		"$@" | sed -n "s/^RESULT [^ ]* /RESULT $probe /p"
+	done
+}
+
+# nops: pure io_uring cost
+for b in 1 8 32; do
+	run nop-b$b /fp/fp-bench nop "$b" "$secs"
+done
+
+# null_blk: polled where the kernel has poll queues, else irqmode=0
+common="irqmode=0 size=1024 blocksize=512 memory_backed=0"
+if nb=$(nullb_create fast $common hw_queue_depth=256 poll_queues=1); then
+	nbs=$(nullb_create starved $common hw_queue_depth=48 poll_queues=1)
+	pollarg=poll
+	q0=$(poll_queued "$nb")
+else
+	nb=$(nullb_create fast $common hw_queue_depth=256)
+	nbs=$(nullb_create starved $common hw_queue_depth=48)
+	pollarg=
+	for p in nullb-4k nullb-512 nullb-starved-4k; do
+		echo "NOTE $p no null_blk poll queues in this kernel: irqmode=0, not polled"
+	done
+fi
+run nullb-4k /fp/fp-bench uring /dev/$nb 4096 128 32 32 "$secs" $pollarg
+run nullb-512 /fp/fp-bench uring /dev/$nb 512 128 32 32 "$secs" $pollarg
+run nullb-starved-4k /fp/fp-bench uring /dev/$nbs 4096 128 32 32 "$secs" $pollarg
+if [ -n "$pollarg" ]; then
+	echo "# /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll) poll hctx queued +$(($(poll_queued "$nb") - q0))"
+fi
+
+# NVMe poll queue
+dev=$(nvme_plain)
+if [ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ]; then
+	run nvme-4k /fp/fp-bench uring /dev/$dev 4096 128 32 32 "$secs" poll
+	run pvsync2-nvme-4k /fp/fp-bench pvsync2 /dev/$dev 4096 "$secs"
+	for i in $(seq "$runs"); do
+		fio --name=randread --filename=/dev/$dev --ioengine=io_uring \
+			--hipri=1 --fixedbufs=1 --registerfiles=1 --rw=randread \
+			--bs=4k --iodepth=128 --iodepth_batch_submit=32 \
+			--iodepth_batch_complete_min=32 \
+			--iodepth_batch_complete_max=128 --iodepth_low=32 \
+			--direct=1 --time_based --runtime="$secs" --ramp_time=0 \
+			--output-format=json >/tmp/fio.json 2>/tmp/fio.err ||
+			{ cat /tmp/fio.err; continue; }
+		awk '/"read" :/ { r = 1 } r && /"iops" :/ { gsub(/[,]/, ""); print "RESULT fio-nvme-4k " $3 " IOPS"; r = 0 }
+		     /"sys_cpu" :/ { gsub(/[,]/, ""); print "RESULT fio-nvme-4k-sys " $3 " %" }' /tmp/fio.json
+	done
+else
+	echo "NOTE nvme-4k no NVMe poll queue"
+fi
+nullb_remove fast
+nullb_remove starved
+exit 0

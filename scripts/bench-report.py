@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""bench-report.py RESULTS_DIR: the table of make bench from summary.tsv.
+
+icount mode: the median of each label's runs, the spread (max - min) over
+the median, and the ratio last label / first label.  wall mode: labels
+were booted alternately (A B A B ...); the ratio is taken per round (a
+pair) and the median of those ratios is reported.  Also writes
+ratios.dat for the chart.
+"""
+import collections
+import os
+import statistics
+import sys
+
+out = sys.argv[1]
+rows = collections.defaultdict(list)   # (probe, mode, label) -> [values]
+rounds = collections.defaultdict(dict)  # (probe, mode, round) -> {label: v}
+units = {}
+labels = []
+with open(os.path.join(out, "labels.txt")) as f:
+    for line in f:
+        labels.append(line.split()[0])
+with open(os.path.join(out, "summary.tsv")) as f:
+    next(f)
+    for line in f:
+        probe, mode, label, rnd, value, unit = line.rstrip("\n").split("\t")
+        rows[(probe, mode, label)].append(float(value))
+        rounds[(probe, mode, rnd)].setdefault(label, []).append(float(value))
+        units[probe] = unit
+
+notes = {}
+with open(os.path.join(out, "notes.txt")) as f:
+    for line in f:
+        label, rest = line.split(": ", 1)
+        probe, text = rest.rstrip("\n").split(" ", 1)
+        notes.setdefault(probe, []).append(f"{label}: {text}")
+
+ref, new = labels[0], labels[-1]
+probes = []
+for (probe, mode, _label) in rows:
+    if (probe, mode) not in probes:
+        probes.append((probe, mode))
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if v >= 1e6:
+        return f"{v / 1e6:.3f}M"
+    if v >= 1e3:
+        return f"{v / 1e3:.1f}k"
+    return f"{v:.2f}"
+
+
+def spread(vals):
+    if len(vals) < 2:
+        return None
+    m = statistics.median(vals)
+    return (max(vals) - min(vals)) / m * 100 if m else None
+
+
+head = ["probe", "mode"] + labels + [f"{new}/{ref}", "spread %"]
+table = []
+chart = collections.OrderedDict()
+for probe, mode in probes:
+    med = {}
+    spreads = []
+    for label in labels:
+        vals = rows.get((probe, mode, label))
+        med[label] = statistics.median(vals) if vals else None
+        s = spread(vals) if vals else None
+        if s is not None:
+            spreads.append(s)
+    ratio = None
+    if mode == "wall":
+        pairs = []
+        for (p, m, _r), by in rounds.items():
+            if p == probe and m == mode and ref in by and new in by:
+                a, b = statistics.median(by[ref]), statistics.median(by[new])
+                if a:
+                    pairs.append(b / a)
+        if pairs:
+            ratio = statistics.median(pairs)
+            spreads = [spread(pairs)] if len(pairs) > 1 else spreads
+    elif med.get(ref) and med.get(new) is not None:
+        ratio = med[new] / med[ref]
+    cells = [probe + f" ({units[probe]})", mode]
+    cells += [fmt(med[label]) for label in labels]
+    cells += [f"{ratio:.3f}" if ratio else "-",
+              f"{max(spreads):.1f}" if spreads else "-"]
+    table.append(cells)
+    if ratio:
+        chart.setdefault(probe, {})[mode] = ratio
+
+widths = [max(len(r[i]) for r in table + [head]) for i in range(len(head))]
+for r in [head] + table:
+    print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+print()
+print("icount: guest time counts instructions (-icount shift=0,sleep=off); "
+      "only probes that complete inline or by polling are run there.")
+print("wall: plain TCG, labels booted alternately; ratio = median of "
+      "per-pair ratios, spread = range of those ratios.")
+for probe in notes:
+    for n in notes[probe]:
+        print(f"note: {probe}: {n}")
+
+with open(os.path.join(out, "ratios.dat"), "w") as f:
+    for probe, by in chart.items():
+        f.write(f"{probe} {by.get('icount', 0):.4f} {by.get('wall', 0):.4f}\n")

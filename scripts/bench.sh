@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# make bench: build (or reuse) the kernels of LABELS, boot each under QEMU
+# with the same devices, run the same probes (guest/bench.sh), and print
+# one table with patched/base ratios.  Results: results/<date>-<hash>/.
+#   LABELS  kernels, first is the reference (default: "base patched")
+#   MODES   icount and/or wall (default: "icount wall")
+#   RUNS    runs per probe per boot in icount mode (default: 3)
+#   ROUNDS  alternated boots per label in wall mode (default: 5)
+#   SECS    seconds of guest time per run (default: 1)
+. "$(dirname "$0")/lib.sh"
+
+read -r -a labels <<<"${LABELS:-base patched}"
+read -r -a modes <<<"${MODES:-icount wall}"
+runs=${RUNS:-3} rounds=${ROUNDS:-5} secs=${SECS:-1}
+[[ -z ${REF:-} ]] || log "REF=$REF: a mainline reference row is not supported yet; ignored"
+need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" "${FP_PKGS_BENCH[@]}"
+
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=$FP_TOP/results/$stamp-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
+mkdir -p "$out"
+ln -sfn "$(basename "$out")" "$FP_TOP/results/latest"
+t0=$SECONDS
+
+for l in "${labels[@]}"; do
+	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" || die "build $l failed"
+	git -C "$FP_BUILD/$l" log -1 --format="$l %h %s" >>"$out/labels.txt"
+done
+mkdir -p "$out/guest"
+gcc -O2 -Wall -static -o "$out/guest/fp-bench" "$FP_TOP/probes/fp-bench.c"
+
+{
+	echo "host: $(uname -srm)"
+	grep -m1 'model name' /proc/cpuinfo
+	echo "cpus: $(nproc)"
+	qemu-system-x86_64 --version | head -n 1
+	echo "project: $(git -C "$FP_TOP" rev-parse HEAD 2>/dev/null)"
+	echo "command: make bench LABELS=\"${labels[*]}\" MODES=\"${modes[*]}\" RUNS=$runs ROUNDS=$rounds SECS=$secs"
+} >"$out/host.txt"
+printf 'probe\tmode\tlabel\tround\tvalue\tunit\n' >"$out/summary.tsv"
+: >"$out/notes.txt"
+
+# boot LABEL MODE ROUND RUNS: one guest running every probe
+boot() {
+	local l=$1 mode=$2 round=$3 n=$4 logf=$out/$1-$2-$3.log
+	local opts=(--label "$l" --files "$out/guest" --log "$logf" --poll-queues 1
+		--nullb "nr_devices=0" --mem 1536)
+	[[ $mode == icount ]] && opts+=(--icount)
+	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/bench.sh "$mode" "$n" "$secs" ||
+		{ log "guest $l $mode $round failed: $logf"; return 1; }
+	cp "$logf.cmd" "$out/$l-$mode.qemu-cmd"
+	sed -n 's/^FASTPATH-START: //p' "$logf" >"$out/$l.uname"
+	awk -v l="$l" -v m="$mode" -v r="$round" \
+		'/^RESULT / { printf "%s\t%s\t%s\t%s\t%s\t%s\n", $2, m, l, r, $3, $4 }' \
+		"$logf" >>"$out/summary.tsv"
+	sed -n "s/^NOTE /$l: /p" "$logf" | sort -u >>"$out/notes.txt"
+}
+
+for mode in "${modes[@]}"; do
+	case $mode in
+	icount)
+		for l in "${labels[@]}"; do
+			stage "icount: $l" boot "$l" icount 1 "$runs" || die "bench guest failed"
+		done
+		;;
+	wall)
+		for r in $(seq "$rounds"); do
+			for l in "${labels[@]}"; do
+				stage "wall round $r: $l" boot "$l" wall "$r" 1 || die "bench guest failed"
+			done
+		done
+		;;
+	*) die "unknown mode $mode (icount, wall)" ;;
+	esac
+done
+sort -u -o "$out/notes.txt" "$out/notes.txt"
+
+python3 "$FP_TOP/scripts/bench-report.py" "$out" | tee "$out/table.txt"
+if command -v gnuplot >/dev/null && [[ -s $out/ratios.dat ]]; then
+	gnuplot -e "set terminal png size 900,500; set output '$out/ratios.png';
+		set style data histograms; set style fill solid 0.8; set boxwidth 0.8;
+		set ylabel '${labels[-1]} / ${labels[0]}'; set xtics rotate by -35;
+		set grid ytics; set yrange [0:*]; set key top left;
+		set title 'fastpath-5.10: ${labels[-1]} vs ${labels[0]} (higher is better)';
+		plot '$out/ratios.dat' using 2:xtic(1) title 'icount', '' using 3 title 'wall'" ||
+		log "gnuplot failed"
+fi
+log "results: $out ($((SECONDS - t0)) s)"
