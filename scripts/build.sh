@@ -4,7 +4,8 @@
 # configs/qemu.config (+ extra fragments, e.g. configs/debug.config, which
 # give the label a "+debug" suffix).  Also installs the uapi headers and
 # builds the series' kselftests there.  Warnings in files the series
-# touches fail the build.
+# touches fail the build.  harness/*.patch (emulator workarounds) are
+# applied on top of every label alike.
 . "$(dirname "$0")/lib.sh"
 
 label=${1:?usage: build.sh LABEL [FRAGMENT...]}
@@ -40,6 +41,14 @@ checkout() {
 		git -C "$dir" checkout -q -f --detach "$commit"
 	fi
 	git -C "$dir" rev-parse --short=12 HEAD >"$dir/.fp-commit"
+	# The harness's own fixes for the emulator (harness/*.patch), the same
+	# on every label and never part of the series.
+	local p
+	for p in "$FP_TOP"/harness/*.patch; do
+		[[ -e $p ]] || continue
+		git -C "$dir" apply --reverse --check "$p" 2>/dev/null && continue
+		git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
+	done
 }
 
 configure() {

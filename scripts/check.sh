@@ -55,15 +55,33 @@ for label in "${labels[@]}"; do
 done
 
 touch "$out/results.txt"
-passed=$(grep -Ec ': ok ' "$out/results.txt" | head -1)
-skipped=$(grep -Ec ': ok .*# SKIP' "$out/results.txt" | head -1)
-failed=$(grep -Ec ': not ok ' "$out/results.txt" | head -1)
-passed=$((passed - skipped))
+# A test counts once per label, over its boots: failed if it failed in
+# any, passed if it passed in one, skipped only if every boot skipped it
+# (each boot has the devices of only some tests).
+awk '
+	{
+		split($0, a, ": ")
+		split(a[1], lb, " ")
+		line = substr($0, length(a[1]) + 3)
+		st = line ~ /^not ok/ ? "fail" : (line ~ /# SKIP/ ? "skip" : "pass")
+		sub(/^(not )?ok /, "", line)
+		if (line ~ /^[0-9]+ /) { split(line, w, " "); id = "kselftest " w[1] } else { id = line; sub(/^- /, "", id); sub(/[: #].*/, "", id) }
+		key = lb[1] " " id
+		if (!(key in res)) order[n++] = key
+		if (st == "fail" || res[key] == "") res[key] = st
+		else if (st == "pass" && res[key] == "skip") res[key] = st
+		if (st != "pass") why[key] = why[key] (why[key] == "" ? "" : "; ") lb[2] ": " line
+	}
+	END { for (i = 0; i < n; i++) printf "%s\t%s\t%s\n", order[i], res[order[i]], why[order[i]] }
+' "$out/results.txt" >"$out/summary.tsv"
+passed=$(awk -F'\t' '$2 == "pass"' "$out/summary.tsv" | wc -l)
+failed=$(awk -F'\t' '$2 == "fail"' "$out/summary.tsv" | wc -l)
+skipped=$(awk -F'\t' '$2 == "skip"' "$out/summary.tsv" | wc -l)
 # failures outside the guest (queue lint, builds) count once each
 for f in "${failures[@]}"; do
 	case $f in *" poll" | *" mpath" | *" nopoll") ;; *) failed=$((failed + 1)) ;; esac
 done
-grep -E ': not ok |# SKIP' "$out/results.txt" | sed 's/^/  /' >&2 || true
+awk -F'\t' '$2 != "pass" { printf "  %s %s (%s)\n", toupper($2), $1, $3 }' "$out/summary.tsv" >&2
 ((${#failures[@]} == 0)) || log "failed: ${failures[*]}"
 log "results: $out/results.txt; console logs: $out/*.log; $((SECONDS - t_start)) s in all"
 echo "check: $passed passed, $failed failed, $skipped skipped"

@@ -68,7 +68,7 @@ cmdline="console=ttyS0 panic=-1 oops=panic tsc=reliable loglevel=7 rdinit=/init"
 for kv in $nullb; do cmdline+=" null_blk.$kv"; done
 [[ -z $append ]] || cmdline+=" $append"
 
-qemu=(qemu-system-x86_64 -machine q35 -cpu max -smp "$smp" -m "$mem"
+qemu=(qemu-system-x86_64 -machine q35 -cpu max ${FP_QEMU_OPTS:-} -smp "$smp" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kernel" -initrd "$run/initrd" -append "$cmdline")
 ((icount)) && qemu+=(-icount shift=0,sleep=off)
@@ -80,7 +80,7 @@ if ((nvme)); then
 			-device nvme,serial=fp0,subsys=s0
 			-device nvme-ns,drive=d0,nsid=1,shared=on)
 	else
-		qemu+=(-device nvme,serial=fp0,drive=d0)
+		qemu+=(-device nvme,serial=fp0,drive=d0${FP_NVME_OPTS:-})
 	fi
 fi
 if ((show)); then
