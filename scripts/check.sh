@@ -33,8 +33,11 @@ boot() {
 	"$FP_TOP/scripts/vm.sh" --label "$label" --files "$tests" \
 		--log "$out/$label-$name.log" "$@" -- sh /fp/check.sh || rc=$?
 	# TAP lines of the guest, named by label and boot
-	grep -E '^(not )?ok ' "$out/$label-$name.log" |
-		sed "s/^/$label $name: /" >>"$out/results.txt" || true
+	# (kselftest skip lines carry no name: take it from the RUN line)
+	awk -v p="$label $name: " '
+		/^#  RUN / { t = $3 }
+		/^(not )?ok [0-9]+ # SKIP/ { sub(/ # SKIP/, " " t " # SKIP") }
+		/^(not )?ok / { print p $0 }' "$out/$label-$name.log" >>"$out/results.txt"
 	if ((rc != 0)); then
 		# a failing guest with no failing test line still fails the run
 		grep -q "^$label $name: not ok" "$out/results.txt" ||
@@ -65,12 +68,17 @@ awk '
 		line = substr($0, length(a[1]) + 3)
 		st = line ~ /^not ok/ ? "fail" : (line ~ /# SKIP/ ? "skip" : "pass")
 		sub(/^(not )?ok /, "", line)
-		if (line ~ /^[0-9]+ /) { split(line, w, " "); id = "kselftest " w[1] } else { id = line; sub(/^- /, "", id); sub(/[: #].*/, "", id) }
+		id = line
+		sub(/^([0-9]+|-) /, "", id)
+		sub(/[: #].*/, "", id)
 		key = lb[1] " " id
 		if (!(key in res)) order[n++] = key
 		if (st == "fail" || res[key] == "") res[key] = st
 		else if (st == "pass" && res[key] == "skip") res[key] = st
-		if (st != "pass") why[key] = why[key] (why[key] == "" ? "" : "; ") lb[2] ": " line
+		r = line
+		if (st == "skip") sub(/.*# SKIP /, "", r)
+		if (st != "pass" && index(why[key], r) == 0)
+			why[key] = why[key] (why[key] == "" ? "" : "; ") lb[2] ": " r
 	}
 	END { for (i = 0; i < n; i++) printf "%s\t%s\t%s\n", order[i], res[order[i]], why[order[i]] }
 ' "$out/results.txt" >"$out/summary.tsv"
