@@ -5,7 +5,8 @@
 #   LABELS  kernels, first is the reference (default: "base patched")
 #   MODES   icount and/or wall (default: "icount wall")
 #   RUNS    runs per probe per boot in icount mode (default: 3)
-#   ROUNDS  alternated boots per label in wall mode (default: 5)
+#   ROUNDS  boots per label in wall mode, in pairs whose order flips
+#           every round: A B, B A, A B, ... (default: 5)
 #   SECS    seconds of guest time per run (default: 1)
 . "$(dirname "$0")/lib.sh"
 
@@ -63,8 +64,15 @@ for mode in "${modes[@]}"; do
 		done
 		;;
 	wall)
+		# A B, then B A, ...: the order within a pair flips every round,
+		# so neither drift nor going first favours a label.
 		for r in $(seq "$rounds"); do
-			for l in "${labels[@]}"; do
+			order=("${labels[@]}")
+			if ((r % 2 == 0)); then
+				order=()
+				for ((i = ${#labels[@]} - 1; i >= 0; i--)); do order+=("${labels[i]}"); done
+			fi
+			for l in "${order[@]}"; do
 				stage "wall round $r: $l" boot "$l" wall "$r" 1 || die "bench guest failed"
 			done
 		done
