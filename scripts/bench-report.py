@@ -36,7 +36,11 @@ with open(os.path.join(out, "notes.txt")) as f:
         probe, text = rest.rstrip("\n").split(" ", 1)
         notes.setdefault(probe, []).append(f"{label}: {text}")
 
-ref, new = labels[0], labels[-1]
+# the ratio compares the last label of the series with the first; a
+# mainline reference, when there, gets a column of its own
+mainline = "mainline" if "mainline" in labels else None
+series = [x for x in labels if x != "mainline"]
+ref, new = series[0], series[-1]
 probes = []
 for (probe, mode, _label) in rows:
     if (probe, mode) not in probes:
@@ -61,6 +65,8 @@ def spread(vals):
 
 
 head = ["probe", "mode"] + labels + [f"{new}/{ref}", "spread %"]
+if mainline:
+    head.append(f"{new}/mainline")
 table = []
 chart = collections.OrderedDict()
 for probe, mode in probes:
@@ -89,6 +95,9 @@ for probe, mode in probes:
     cells += [fmt(med[label]) for label in labels]
     cells += [f"{ratio:.3f}" if ratio else "-",
               f"{max(spreads):.1f}" if spreads else "-"]
+    if mainline:
+        m = med.get(mainline)
+        cells.append(f"{med[new] / m:.3f}" if m and med.get(new) else "-")
     table.append(cells)
     # the chart shows like-for-like rates only: no CPU shares, nothing
     # that runs differently on one label (see the notes)

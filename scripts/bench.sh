@@ -8,12 +8,19 @@
 #   ROUNDS  boots per label in wall mode, in pairs whose order flips
 #           every round: A B, B A, A B, ... (default: 5)
 #   SECS    seconds of guest time per run (default: 1)
+#   REF     "mainline": add Debian sid's newest mainline kernel (7.2.x)
+#           as a reference column (scripts/fetch-ref.sh)
 . "$(dirname "$0")/lib.sh"
 
 read -r -a labels <<<"${LABELS:-base patched}"
 read -r -a modes <<<"${MODES:-icount wall}"
 runs=${RUNS:-3} rounds=${ROUNDS:-5} secs=${SECS:-1}
-[[ -z ${REF:-} ]] || log "REF=$REF: a mainline reference row is not supported yet; ignored"
+labels_series=("${labels[@]}")
+case ${REF:-} in
+"") ;;
+mainline) labels+=(mainline) ;;
+*) die "REF=$REF: only REF=mainline is known" ;;
+esac
 need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" "${FP_PKGS_BENCH[@]}"
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -35,7 +42,7 @@ gcc -O2 -Wall -static -o "$out/guest/fp-bench" "$FP_TOP/probes/fp-bench.c"
 	echo "cpus: $(nproc)"
 	qemu-system-x86_64 --version | head -n 1
 	echo "project: $(git -C "$FP_TOP" rev-parse HEAD 2>/dev/null)"
-	echo "command: make bench LABELS=\"${labels[*]}\" MODES=\"${modes[*]}\" RUNS=$runs ROUNDS=$rounds SECS=$secs"
+	echo "command: make bench LABELS=\"${LABELS:-base patched}\" REF=${REF:-} MODES=\"${modes[*]}\" RUNS=$runs ROUNDS=$rounds SECS=$secs"
 } >"$out/host.txt"
 printf 'probe\tmode\tlabel\tround\tvalue\tunit\n' >"$out/summary.tsv"
 : >"$out/notes.txt"
@@ -86,9 +93,9 @@ python3 "$FP_TOP/scripts/bench-report.py" "$out" | tee "$out/table.txt"
 if command -v gnuplot >/dev/null && [[ -s $out/ratios.dat ]]; then
 	gnuplot -e "set terminal png size 900,500; set output '$out/ratios.png';
 		set style data histograms; set style fill solid 0.8; set boxwidth 0.8;
-		set ylabel '${labels[-1]} / ${labels[0]}'; set xtics rotate by -35;
+		set ylabel '${labels_series[-1]} / ${labels_series[0]}'; set xtics rotate by -35;
 		set grid ytics; set yrange [0:*]; set key top left;
-		set title 'fastpath-5.10: ${labels[-1]} vs ${labels[0]} (higher is better)';
+		set title 'fastpath-5.10: ${labels_series[-1]} vs ${labels_series[0]} (higher is better)';
 		plot '$out/ratios.dat' using 2:xtic(1) title 'icount', '' using 3 title 'wall'" ||
 		log "gnuplot failed"
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check: lint the patch queue, build "patched" (CHECK_LABELS to add
-# more, e.g. "base patched"), boot each with NVMe poll queues, with an
+# more, e.g. "base patched", or "patched+debug" for the KASAN and lockdep
+# build of configs/debug.config), boot each with NVMe poll queues, with an
 # NVMe multipath subsystem and without poll queues, run the guest tests,
 # and end with "check: N passed, N failed, N skipped".
 . "$(dirname "$0")/lib.sh"
@@ -47,8 +48,13 @@ boot() {
 }
 
 for label in "${labels[@]}"; do
-	[[ $label == patched ]] || stage "build $label" "$FP_TOP/scripts/build.sh" "$label" ||
-		{ failures+=("build $label"); continue; }
+	if [[ $label == *+debug ]]; then
+		stage "build $label" "$FP_TOP/scripts/build.sh" "${label%+debug}" debug.config ||
+			{ failures+=("build $label"); continue; }
+	elif [[ $label != patched ]]; then
+		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" ||
+			{ failures+=("build $label"); continue; }
+	fi
 	stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 1 ||
 		failures+=("$label poll")
 	stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 ||

@@ -10,7 +10,7 @@ need_pkgs "${FP_PKGS_BUILD[@]}"
 apt_src_update sid
 srcs=$(find "$FP_CACHE/apt/sid/lists" -name '*_sid_main_source_Sources*' | head -n 1)
 [[ -n $srcs ]] || die "no sid source index"
-index() { lz4cat -f "$srcs" 2>/dev/null || cat "$srcs"; }
+index() { lz4cat -f "$srcs"; }
 # Newest first: 7.2.x as asked, then whatever newer than 6.12 sid still
 # serves (the archive drops superseded uploads).
 mapfile -t vers < <(index | awk '/^Package: linux$/ { p = 1 } /^$/ { p = 0 }
@@ -21,7 +21,7 @@ ver= up= sha=
 for v in "${vers[@]}"; do
 	u=${v%-*}
 	t=linux_$u.orig.tar.xz
-	s=$(index | awk -v t="$t" '$3 == t && length($1) == 64 { print $1; exit }')
+	s=$(index | awk -v t="$t" '!f && $3 == t && length($1) == 64 { print $1; f = 1 }')
 	[[ -n $s ]] || continue
 	if [[ ! -f $FP_CACHE/src/$t ]] &&
 		! (cd "$FP_CACHE/src" && apt_src sid source --download-only --tar-only "linux=$v" >/dev/null 2>&1); then

@@ -157,7 +157,8 @@ series_commit() {
 	git --git-dir="$FP_GIT" rev-parse "$ref"
 }
 
-# label_commit LABEL: base, patched (the whole series) or pN (first N).
+# label_commit LABEL: base, patched (the whole series), pN (first N) or
+# mainline (the reference of scripts/fetch-ref.sh).
 label_commit() {
 	local top n total
 	case $1 in
@@ -170,6 +171,7 @@ label_commit() {
 		((n <= total)) || die "label $1: the series has only $total patches"
 		git --git-dir="$FP_GIT" rev-parse "$top~$((total - n))"
 		;;
-	*) die "unknown label '$1' (base, patched or pN)" ;;
+	mainline) git --git-dir="$FP_GIT" rev-parse "$("$FP_TOP/scripts/fetch-ref.sh")^{commit}" ;;
+	*) die "unknown label '$1' (base, patched, pN or mainline)" ;;
 	esac
 }
