@@ -50,7 +50,12 @@ nullb_create() {
 		echo "${kv#*=}" >"$d/${kv%%=*}" || { rmdir "$d"; return 1; }
 	done
 	echo 1 >"$d/power" || { rmdir "$d"; return 1; }
-	echo "nullb$(cat "$d/index")"
+	# 5.10 names the disk by index; newer kernels by the configfs name
+	if [ -e "/sys/block/${d##*/}" ]; then
+		echo "${d##*/}"
+	else
+		echo "nullb$(cat "$d/index")"
+	fi
 }
 
 nullb_remove() {
