@@ -23,6 +23,8 @@ usage: vm.sh [options] [--] COMMAND...
   --timeout S        seconds before the guest counts as hung (default: 600)
   --log FILE         console log (default: a temporary file, shown on failure)
   --show-command     print the QEMU command line and exit
+environment: FP_QEMU_OPTS (more QEMU options, split on blanks),
+  FP_NVME_OPTS (more properties of the single NVMe, e.g. ",ioeventfd=on")
 USAGE
 	exit 2
 }
