@@ -3,8 +3,8 @@
 # pN, mainline) in build/<label>/, a git work tree of that commit, with tinyconfig +
 # configs/qemu.config (+ extra fragments, e.g. configs/debug.config, which
 # give the label a "+debug" suffix).  Also installs the uapi headers and
-# builds the series' kselftests there.  Warnings in files the series
-# touches fail the build.  harness/*.patch (emulator workarounds) are
+# builds the series' kselftests there.  W=1 warnings on lines the series
+# adds fail the build.  harness/*.patch (emulator workarounds) are
 # applied on top of every label alike.
 . "$(dirname "$0")/lib.sh"
 
@@ -89,16 +89,32 @@ compile() {
 		grep -E -B2 -A5 'error:|Error [0-9]' "$logf" | tail -40 >&2
 		die "kernel build failed (log: $logf)"
 	fi
-	# Warnings in what the series touches fail the build.
-	local touched warn
-	[[ $label != mainline ]] || touched=
-	[[ $label == mainline ]] ||
-		touched=$(git -C "$dir" diff --name-only base HEAD -- '*.c' '*.h' | paste -sd'|')
-	if [[ -n $touched ]]; then
-		warn=$(grep -E "^($touched):[0-9]+:[0-9]+: warning:" "$logf" || true)
-		[[ -z $warn ]] || { printf '%s\n' "$warn" >&2; die "the series adds build warnings"; }
-	fi
+	# Warnings, at W=1, on lines the series adds fail the build.
+	[[ $label == mainline ]] || w1_check
 	mk headers_install >/dev/null
+}
+
+# w1_check: recompile the kernel .c files the series touches with W=1 and
+# fail on any warning that points at a line the series added.
+w1_check() {
+	local f out bad=() line
+	while IFS= read -r f; do
+		case $f in tools/* | scripts/* | Documentation/*) continue ;; esac
+		[[ -f $dir/${f%.c}.o ]] || continue
+		out=$(mk W=1 "${f%.c}.o" 2>&1 >/dev/null | grep -E "^$f:[0-9]+:[0-9]+: warning:" || true)
+		[[ -n $out ]] || continue
+		# the line numbers the series added to $f
+		local added
+		added=$(git -C "$dir" diff -U0 base HEAD -- "$f" |
+			sed -n 's/^@@ -[0-9,]* +\([0-9]*\)\(,\([0-9]*\)\)\{0,1\} @@.*/\1 \3/p' |
+			awk '{ n = ($2 == "") ? 1 : $2; for (i = 0; i < n; i++) print $1 + i }')
+		while IFS= read -r line; do
+			local ln=${line#"$f":}
+			ln=${ln%%:*}
+			grep -qx "$ln" <<<"$added" && bad+=("$line")
+		done <<<"$out"
+	done < <(git -C "$dir" diff --name-only base HEAD -- '*.c')
+	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}" >&2; die "the series adds build warnings (W=1)"; }
 }
 
 selftests() {
