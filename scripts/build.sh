@@ -53,7 +53,13 @@ checkout() {
 }
 
 configure() {
-	local tmp=$dir/.config
+	local tmp=$dir/.config key
+	# Same commit, same fragments: the .config there is the one we want.
+	key=$( (git -C "$dir" rev-parse HEAD; cat "${frags[@]}") | sha256sum | cut -c1-16)
+	if [[ -f $dir/.config && $(cat "$dir/.fp-config-key" 2>/dev/null) == "$key" ]]; then
+		return 0
+	fi
+	rm -f "$dir/.fp-config-key"
 	# Keep the old .config (and its time stamp) when nothing changed, so
 	# that make does not reconfigure.
 	[[ ! -f $dir/.config ]] || cp -p "$dir/.config" "$dir/.fp-config.old"
@@ -80,6 +86,7 @@ configure() {
 		mv "$dir/.fp-config.old" "$dir/.config"
 	fi
 	rm -f "$dir/.fp-config.old" "$dir/.config.old"
+	echo "$key" >"$dir/.fp-config-key"
 }
 
 compile() {
