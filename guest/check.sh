@@ -6,6 +6,8 @@
 echo "== kselftest iopoll"
 /fp/iopoll_test
 rc=$?
+echo "== kselftest iopoll: uring_test"
+/fp/uring_test || rc=1
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.

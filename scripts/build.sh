@@ -129,12 +129,15 @@ selftests() {
 	# so the guest needs no libraries.  Absent on base: nothing to do.
 	local t=$dir/tools/testing/selftests/iopoll
 	[[ -d $t ]] || return 0
-	rm -f "$t/iopoll_test"
+	rm -f "$t/iopoll_test" "$t/uring_test"
 	# OUTPUT given: lib.mk sets it only at MAKELEVEL 0, and "make check"
 	# is a make too.
 	make -s -C "$t" OUTPUT="$t" CC=gcc KSFT_KHDR_INSTALL_DONE=1 \
 		CFLAGS="-O2 -Wall -Werror -static -I$dir/usr/include" LDFLAGS=-static >/dev/null
-	[[ -x $t/iopoll_test ]] || die "kselftest iopoll_test was not built"
+	local p
+	for p in $(sed -n 's/^TEST_GEN_PROGS := //p' "$t/Makefile"); do
+		[[ -x $t/$p ]] || die "kselftest $p was not built"
+	done
 }
 
 stage "checkout $label ($(git --git-dir="$FP_GIT" rev-parse --short=12 "$commit"))" checkout

@@ -24,15 +24,22 @@ stage "build patched" "$FP_TOP/scripts/build.sh" patched || {
 }
 tests=$out/guest-files
 mkdir -p "$tests"
-cp "$FP_BUILD/patched/tools/testing/selftests/iopoll/iopoll_test" "$tests/" 2>/dev/null ||
-	failures+=("kselftest iopoll_test was not built")
+for p in iopoll_test uring_test; do
+	cp "$FP_BUILD/patched/tools/testing/selftests/iopoll/$p" "$tests/" 2>/dev/null ||
+		failures+=("kselftest $p was not built")
+done
 
-# boot NAME VM-OPTIONS...: one guest run of guest/check.sh
+# liburing's own test suite (bookworm's 2.3), for its own boot
+stage "liburing tests" "$FP_TOP/scripts/liburing.sh" "$out/liburing-files" ||
+	failures+=("liburing tests build")
+
+# boot LABEL NAME VM-OPTIONS...: one guest run of guest/check.sh (of
+# $GUEST_CMD if set)
 boot() {
 	local label=$1 name=$2 rc=0
 	shift 2
 	"$FP_TOP/scripts/vm.sh" --label "$label" --files "$tests" \
-		--log "$out/$label-$name.log" "$@" -- sh /fp/check.sh || rc=$?
+		--log "$out/$label-$name.log" "$@" -- ${GUEST_CMD:-sh /fp/check.sh} || rc=$?
 	# TAP lines of the guest, named by label and boot
 	# (kselftest skip lines carry no name: take it from the RUN line)
 	awk -v p="$label $name: " '
@@ -61,6 +68,10 @@ for label in "${labels[@]}"; do
 		failures+=("$label mpath")
 	stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
 		failures+=("$label nopoll")
+	[[ -d $out/liburing-files/liburing ]] &&
+		GUEST_CMD="sh /fp/liburing.sh" stage "$label: liburing 2.3 tests" \
+			boot "$label" liburing --poll-queues 1 --timeout 1800 --files "$out/liburing-files" ||
+		failures+=("$label liburing")
 done
 
 touch "$out/results.txt"
@@ -93,7 +104,7 @@ failed=$(awk -F'\t' '$2 == "fail"' "$out/summary.tsv" | wc -l)
 skipped=$(awk -F'\t' '$2 == "skip"' "$out/summary.tsv" | wc -l)
 # failures outside the guest (queue lint, builds) count once each
 for f in "${failures[@]}"; do
-	case $f in *" poll" | *" mpath" | *" nopoll") ;; *) failed=$((failed + 1)) ;; esac
+	case $f in *" poll" | *" mpath" | *" nopoll" | *" liburing") ;; *) failed=$((failed + 1)) ;; esac
 done
 awk -F'\t' '$2 != "pass" { printf "  %s %s (%s)\n", toupper($2), $1, $3 }' "$out/summary.tsv" >&2
 ((${#failures[@]} == 0)) || log "failed: ${failures[*]}"

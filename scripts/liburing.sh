@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# liburing.sh DIR: build liburing's own test suite and stage it in DIR for
+# the guest (DIR/liburing: the test programs, the libraries they link
+# beyond the guest's, the list of tests to run, the base kernel's results).
+# The source is Debian bookworm's liburing 2.3, fetched as a source package
+# (never as a binary one) and checked against the sha256 below; the build
+# is cached by that checksum.
+. "$(dirname "$0")/lib.sh"
+
+LIBURING_VERSION=2.3
+LIBURING_DEB=2.3-3
+LIBURING_SHA256=2eac26f880125d83f75ba8641fde5d88226dd352d3cee95d45a9128758a8f1be
+
+(($# == 1)) || die "usage: liburing.sh DIR"
+dest=$1/liburing
+need_pkgs gcc g++ make
+
+src=$FP_CACHE/src/bookworm
+tarball=$src/liburing_$LIBURING_VERSION.orig.tar.gz
+if [[ ! -f $tarball ]]; then
+	apt_src_update bookworm
+	mkdir -p "$src"
+	(cd "$src" && apt_src bookworm source --download-only "liburing=$LIBURING_DEB" >/dev/null) ||
+		die "could not fetch liburing $LIBURING_DEB's source from bookworm"
+fi
+check_sha256 "$tarball" "$LIBURING_SHA256"
+
+bld=$FP_CACHE/liburing/$LIBURING_VERSION-${LIBURING_SHA256:0:12}
+if [[ ! -f $bld/.built ]]; then
+	log "building liburing $LIBURING_VERSION's tests in $bld"
+	rm -rf "$bld"
+	mkdir -p "$bld"
+	tar -xzf "$tarball" -C "$bld" --strip-components=1
+	(
+		cd "$bld"
+		./configure --cc=gcc --cxx=g++ >configure.log 2>&1
+		make -s -j"$(nproc)" -C src >build.log 2>&1
+		make -s -j"$(nproc)" -C test >>build.log 2>&1
+	) || die "liburing build failed (log: $bld/build.log)"
+	touch "$bld/.built"
+fi
+
+rm -rf "$dest"
+mkdir -p "$dest/lib"
+for t in "$bld"/test/*.t; do
+	strip -o "$dest/$(basename "$t")" "$t"
+done
+# liburing.so.2 and anything else the tests link that the guest's base
+# image (busybox, fio's libraries) may lack
+cp -L "$bld"/src/liburing.so.2 "$dest/lib/"
+for lib in $(ldd "$bld"/test/*.t 2>/dev/null | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+	[[ $lib == */liburing.so* ]] || cp -L "$lib" "$dest/lib/"
+done
+# the tests that take a file to work on (liburing's TEST_FILES)
+grep -l 'argv\[1\]' "$bld"/test/*.c | xargs -n1 basename | sed 's/\.c$//' >"$dest/dev-tests.txt"
+cp "$FP_TOP/guest/liburing-tests.txt" "$FP_TOP/guest/liburing-base.txt" "$dest/" 2>/dev/null
+true
