@@ -23,7 +23,7 @@ need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}"
 
 # The plugin API header comes from Debian's QEMU source of the installed
 # version, fetched as source only; the plugin is cached by that version.
-qver=$(dpkg-query -W -f='${Version}' qemu-system-x86)
+qver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86)
 plugin=$FP_CACHE/plugin/insn-prof-${qver//[:+~]/_}-$(sha256sum "$FP_TOP/probes/insn-prof.c" | cut -c1-12).so
 if [[ ! -f $plugin ]]; then
 	src=$FP_CACHE/src/qemu-$qver
@@ -48,4 +48,4 @@ FP_QEMU_OPTS="${FP_QEMU_OPTS:-} -plugin $plugin,out=$out/blocks.txt" \
 	--log "$out/console.log" "${vmopts[@]}" -- "fp-bench $*" >"$out/probe.txt" ||
 	die "guest failed (log: $out/console.log)"
 python3 "$FP_TOP/scripts/insn-fold.py" "$FP_BUILD/$label/System.map" \
-	"$out/blocks.txt" "$out/probe.txt" "${TOP:-40}"
+	"$out/blocks.txt" "$out/console.log" "${TOP:-40}"
