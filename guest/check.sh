@@ -3,11 +3,46 @@
 # must have run on the poll queue.
 . /fp/lib.sh
 
+rc=0
+. /fp/starved.sh
+
+# The series' KUnit suites ran at boot: take their TAP from the kernel log.
+echo "== KUnit (at boot)"
+if grep -q " sbitmap_batch_full_word$" /proc/kallsyms; then
+	dmesg | sed 's/^\[[ 0-9.]*\] *//' | grep -E "^(not )?ok [0-9]+ - sbitmap_batch" >/tmp/kunit.txt
+	if [ -s /tmp/kunit.txt ]; then
+		while read -r line; do
+			name=${line#* - }
+			case $line in
+			ok*) tap_ok "kunit_$name" ;;
+			*) tap_fail "kunit_$name" "see the kernel log"; rc=1 ;;
+			esac
+		done </tmp/kunit.txt
+	else
+		tap_fail kunit_sbitmap_batch "the suite printed no results"
+		rc=1
+	fi
+else
+	tap_skip kunit_sbitmap_batch "not in this kernel"
+fi
+
+# "check.sh starved": the boot with a shared null_blk tag set and short
+# NVMe queues runs only the tag-starved tests
+if [ "$1" = starved ]; then
+	echo "== tag-starved I/O (shared tags, short NVMe queues)"
+	starved_nullb
+	starved_nvme
+	exit $rc
+fi
+
 echo "== kselftest iopoll"
-/fp/iopoll_test
-rc=$?
+/fp/iopoll_test || rc=1
 echo "== kselftest iopoll: uring_test"
 /fp/uring_test || rc=1
+
+echo "== tag-starved I/O"
+starved_nullb
+starved_alloc_counts
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.

@@ -68,6 +68,10 @@ for label in "${labels[@]}"; do
 		failures+=("$label mpath")
 	stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
 		failures+=("$label nopoll")
+	GUEST_CMD="sh /fp/check.sh starved" stage "$label: tag-starved (shared tags, short NVMe queues)" \
+		boot "$label" starved --poll-queues 1 --append "nvme.io_queue_depth=16" \
+		--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0" ||
+		failures+=("$label starved")
 	[[ -d $out/liburing-files/liburing ]] &&
 		GUEST_CMD="sh /fp/liburing.sh" stage "$label: liburing 2.3 tests" \
 			boot "$label" liburing --poll-queues 1 --timeout 1800 --files "$out/liburing-files" ||
@@ -104,7 +108,7 @@ failed=$(awk -F'\t' '$2 == "fail"' "$out/summary.tsv" | wc -l)
 skipped=$(awk -F'\t' '$2 == "skip"' "$out/summary.tsv" | wc -l)
 # failures outside the guest (queue lint, builds) count once each
 for f in "${failures[@]}"; do
-	case $f in *" poll" | *" mpath" | *" nopoll" | *" liburing") ;; *) failed=$((failed + 1)) ;; esac
+	case $f in *" poll" | *" mpath" | *" nopoll" | *" starved" | *" liburing") ;; *) failed=$((failed + 1)) ;; esac
 done
 awk -F'\t' '$2 != "pass" { printf "  %s %s (%s)\n", toupper($2), $1, $3 }' "$out/summary.tsv" >&2
 ((${#failures[@]} == 0)) || log "failed: ${failures[*]}"

@@ -1,0 +1,194 @@
+# Tag-starved I/O, in the guest (sourced by check.sh, after lib.sh): more
+# I/Os in flight than the device has tags, so that batched request
+# allocation runs short and falls back, with a write/verify pattern, an
+# I/O scheduler set and unset and nr_requests changed while it runs.
+# Afterwards every tag must be free, the queue must freeze promptly and
+# the device must go away.  Sets rc=1 on a failure.
+
+# tags_busy DISK: busy tags and sched_tags over all hctxs of DISK
+tags_busy() {
+	local s=0 f b
+	for f in /sys/kernel/debug/block/$1/hctx*/tags /sys/kernel/debug/block/$1/hctx*/sched_tags; do
+		[ -f "$f" ] || continue
+		b=$(sed -n 's/^busy=//p' "$f" | head -1)
+		s=$((s + ${b:-0}))
+	done
+	echo $s
+}
+
+# timed SECS CMD...: run CMD, fail (1) if it takes longer than SECS
+timed() {
+	local secs=$1 pid w
+	shift
+	"$@" &
+	pid=$!
+	(sleep "$secs"; kill -9 $pid) 2>/dev/null &
+	w=$!
+	if wait $pid; then
+		kill $w 2>/dev/null
+		return 0
+	fi
+	kill $w 2>/dev/null
+	return 1
+}
+
+# the fio job: 4k random writes then a crc32c verify read, QD 64 submitted
+# 32 at a time, on /dev/$1; $2 = 1 for polled I/O
+starved_fio() {
+	fio --name=starved --filename=/dev/$1 --ioengine=io_uring --hipri=$2 \
+		--direct=1 --rw=randwrite --bs=4k --size=${3:-16M} --iodepth=64 \
+		--iodepth_batch_submit=32 --iodepth_batch_complete_min=1 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output-format=terse >/tmp/fio-$1.out 2>&1
+}
+
+# a scheduler set and unset, and nr_requests changed, while fio runs;
+# each write freezes the queue and must return within 30 s
+starved_churn() {
+	local d=/sys/block/$1/queue i
+	for i in 1 2 3; do
+		sleep 0.3
+		timed 30 sh -c "echo mq-deadline >$d/scheduler" || { echo "# $1: switch to mq-deadline hung"; return 1; }
+		sleep 0.3
+		timed 30 sh -c "echo 8 >$d/nr_requests" || { echo "# $1: nr_requests=8 hung"; return 1; }
+		sleep 0.3
+		timed 30 sh -c "echo none >$d/scheduler" || { echo "# $1: switch to none hung"; return 1; }
+		sleep 0.3
+		timed 30 sh -c "echo 4 >$d/nr_requests" || { echo "# $1: nr_requests=4 hung"; return 1; }
+	done
+	return 0
+}
+
+# ftrace's function profiler on the tag allocators: calls of
+# fp_blk_mq_alloc_one_by_one() (a hook of the harness, harness/5.10) are
+# requests allocated one by one, calls of blk_mq_get_tag() are attempts
+# to (with NOWAIT, io_uring's, they fail when the tags run out), calls of
+# blk_mq_get_tags() are batch allocations (absent before the series)
+T=/sys/kernel/tracing
+alloc_counts_start() {
+	[ -f $T/function_profile_enabled ] || return 1
+	echo fp_blk_mq_alloc_one_by_one >$T/set_ftrace_filter || return 1
+	echo blk_mq_get_tag >>$T/set_ftrace_filter || return 1
+	echo blk_mq_get_tags >>$T/set_ftrace_filter 2>/dev/null
+	echo 0 >$T/function_profile_enabled
+	echo 1 >$T/function_profile_enabled
+}
+
+# prints "ONE_BY_ONE ATTEMPTS BATCH_CALLS"
+alloc_counts_stop() {
+	echo 0 >$T/function_profile_enabled
+	cat $T/trace_stat/function* 2>/dev/null | awk '
+		$1 == "fp_blk_mq_alloc_one_by_one" { o += $2 }
+		$1 == "blk_mq_get_tag" { a += $2 }
+		$1 == "blk_mq_get_tags" { b += $2 }
+		END { print o + 0, a + 0, b + 0 }'
+	echo >$T/set_ftrace_filter
+}
+
+# requests allocated on all hctxs of disk $1
+all_queued() {
+	local s=0 h
+	for h in /sys/kernel/debug/block/$1/hctx*/queued; do
+		s=$((s + $(cat "$h")))
+	done
+	echo $s
+}
+
+# starved_run NAME DISK POLLED: fio under churn, then the checks
+starved_run() {
+	local name=$1 disk=$2 polled=$3 frc crc busy
+	starved_fio "$disk" "$polled" &
+	local fpid=$!
+	starved_churn "$disk"
+	crc=$?
+	wait $fpid
+	frc=$?
+	busy=$(tags_busy "$disk")
+	echo "# $name: fio exit $frc, churn $crc, busy tags afterwards $busy"
+	if [ $frc != 0 ]; then
+		tail -5 /tmp/fio-$disk.out
+		tap_fail "$name" "fio failed ($frc)"
+		rc=1
+	elif [ $crc != 0 ]; then
+		tap_fail "$name" "a queue freeze did not complete"
+		rc=1
+	elif [ "$busy" != 0 ]; then
+		tap_fail "$name" "$busy tags still busy"
+		rc=1
+	else
+		tap_ok "$name"
+	fi
+}
+
+# null_blk, 8 tags per queue, polled and not, each device on its own tags
+# (batched allocation applies), or sharing one tag set when the boot has
+# null_blk.shared_tags=1 (batching is refused then, one by one it is)
+starved_nullb() {
+	local shared=n kind a b
+	[ "$(cat /sys/module/null_blk/parameters/shared_tags 2>/dev/null)" = Y ] && shared=y
+	kind=own-tags
+	[ $shared = y ] && kind=shared-tags
+	a=$(nullb_create starved_a irqmode=1 size=64 memory_backed=1 hw_queue_depth=8 poll_queues=1 2>/dev/null) ||
+		{ tap_skip "nullb_starved_$kind" "no null_blk poll queues"; return; }
+	b=$(nullb_create starved_b irqmode=1 size=64 memory_backed=1 hw_queue_depth=8 poll_queues=1 2>/dev/null) ||
+		{ tap_fail "nullb_starved_$kind" "second device"; rc=1; return; }
+	starved_run "nullb_starved_${kind}_polled" "$a" 1 &
+	local p1=$!
+	starved_run "nullb_starved_${kind}_irq" "$b" 0
+	wait $p1 || rc=1
+	if timed 30 nullb_remove starved_a && timed 30 nullb_remove starved_b; then
+		tap_ok "nullb_starved_${kind}_remove"
+	else
+		tap_fail "nullb_starved_${kind}_remove" "removing the devices hung or failed"
+		rc=1
+	fi
+}
+
+# the NVMe poll queue, when the boot made its queues short
+# (nvme.io_queue_depth=16)
+starved_nvme() {
+	local dev depth
+	dev=$(nvme_plain) || return 0
+	depth=$(cat /sys/module/nvme/parameters/io_queue_depth 2>/dev/null)
+	[ -n "$depth" ] && [ "$depth" -le 16 ] || return 0
+	[ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ] || return 0
+	starved_run "nvme_starved_polled" "$dev" 1
+}
+
+# The share of requests allocated one by one in a tag-starved polled
+# randread (null_blk, 48 tags, QD 64 submitted and reaped 32 at a time,
+# no churn):
+# reported always; on a kernel with batched allocation the batch must
+# have been used.
+starved_alloc_counts() {
+	local d q0 q1 c one batch
+	d=$(nullb_create starved_c irqmode=1 size=64 memory_backed=1 hw_queue_depth=48 poll_queues=1 2>/dev/null) ||
+		{ tap_skip nullb_starved_alloc_counts "no null_blk poll queues"; return; }
+	fio --name=fill --filename=/dev/$d --rw=write --bs=1M --size=64M --direct=1 \
+		--ioengine=psync >/dev/null 2>&1
+	if ! alloc_counts_start; then
+		tap_skip nullb_starved_alloc_counts "no ftrace function profiler"
+		nullb_remove starved_c
+		return
+	fi
+	q0=$(all_queued "$d")
+	fio --name=randread --filename=/dev/$d --ioengine=io_uring --hipri=1 \
+		--direct=1 --rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
+		--iodepth_batch_complete_min=32 --number_ios=8192 --size=64M \
+		--output-format=terse >/tmp/fio-counts.out 2>&1
+	q1=$(all_queued "$d")
+	set -- $(alloc_counts_stop)
+	one=$1 tries=$2 batch=$3
+	echo "# alloc counts: $((q1 - q0)) requests, $one allocated one by one ($tries blk_mq_get_tag calls), $batch blk_mq_get_tags calls"
+	echo "ALLOC-COUNTS requests=$((q1 - q0)) one_by_one=$one get_tag_calls=$tries get_tags_calls=$batch"
+	if [ $((q1 - q0)) -lt 8192 ] || [ "$one" -gt $((q1 - q0)) ]; then
+		tap_fail nullb_starved_alloc_counts "only $((q1 - q0)) requests"
+		rc=1
+	elif grep -q " blk_mq_get_tags$" /proc/kallsyms && [ "$batch" = 0 ]; then
+		tap_fail nullb_starved_alloc_counts "batched allocation never ran"
+		rc=1
+	else
+		tap_ok nullb_starved_alloc_counts
+	fi
+	nullb_remove starved_c
+}
