@@ -161,9 +161,11 @@ starved_nvme() {
 # reported always; on a kernel with batched allocation the batch must
 # have been used.
 starved_alloc_counts() {
-	local d q0 q1 c one batch
+	local d q0 q1 c one batch hipri=1
+	# vanilla 5.10 has no null_blk poll queues: not polled there
 	d=$(nullb_create starved_c irqmode=1 size=64 memory_backed=1 hw_queue_depth=48 poll_queues=1 2>/dev/null) ||
-		{ tap_skip nullb_starved_alloc_counts "no null_blk poll queues"; return; }
+		{ hipri=0; d=$(nullb_create starved_c irqmode=1 size=64 memory_backed=1 hw_queue_depth=48); } ||
+		{ tap_fail nullb_starved_alloc_counts "no null_blk device"; rc=1; return; }
 	fio --name=fill --filename=/dev/$d --rw=write --bs=1M --size=64M --direct=1 \
 		--ioengine=psync >/dev/null 2>&1
 	if ! alloc_counts_start; then
@@ -172,7 +174,7 @@ starved_alloc_counts() {
 		return
 	fi
 	q0=$(all_queued "$d")
-	fio --name=randread --filename=/dev/$d --ioengine=io_uring --hipri=1 \
+	fio --name=randread --filename=/dev/$d --ioengine=io_uring --hipri=$hipri \
 		--direct=1 --rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
 		--iodepth_batch_complete_min=32 --number_ios=8192 --size=64M \
 		--output-format=terse >/tmp/fio-counts.out 2>&1
@@ -180,8 +182,9 @@ starved_alloc_counts() {
 	set -- $(alloc_counts_stop)
 	one=$1 tries=$2 batch=$3
 	echo "# alloc counts: $((q1 - q0)) requests, $one allocated one by one ($tries blk_mq_get_tag calls), $batch blk_mq_get_tags calls"
-	echo "ALLOC-COUNTS requests=$((q1 - q0)) one_by_one=$one get_tag_calls=$tries get_tags_calls=$batch"
-	if [ $((q1 - q0)) -lt 8192 ] || [ "$one" -gt $((q1 - q0)) ]; then
+	echo "ALLOC-COUNTS hipri=$hipri requests=$((q1 - q0)) one_by_one=$one get_tag_calls=$tries get_tags_calls=$batch"
+	# (a few random reads may merge in the plug: not quite 8192 requests)
+	if [ $((q1 - q0)) -lt 8000 ] || [ "$one" -gt $((q1 - q0)) ]; then
 		tap_fail nullb_starved_alloc_counts "only $((q1 - q0)) requests"
 		rc=1
 	elif grep -q " blk_mq_get_tags$" /proc/kallsyms && [ "$batch" = 0 ]; then

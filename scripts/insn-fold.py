@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """insn-fold.py SYSTEM_MAP BLOCKS PROBE_OUTPUT [TOP]: fold insn-prof's
 per-block counts into kernel functions and print instructions per
-operation (the ops count is the probe's "# ops NAME N" line)."""
+operation (the ops count is the probe's "# ops NAME N" line).  With
+GROUP=REGEX in the environment, also print the sum over the functions
+whose names match REGEX (e.g. the request allocation path)."""
 import bisect
 import collections
+import os
 import re
 import sys
 
@@ -44,6 +47,12 @@ def main():
     print('%-44s %10s %6s' % ('function', 'insns/op', 'share'))
     for name, n in per.most_common(top):
         print('%-44s %10.1f %5.1f%%' % (name, n / ops, 100.0 * n / total))
+    group = os.environ.get('GROUP')
+    if group:
+        members = [n for n in per if re.search(group, n)]
+        g = sum(per[n] for n in members)
+        print('%-44s %10.1f %5.1f%%  (%s)' % ('group', g / ops, 100.0 * g / total,
+                                             ' '.join(sorted(members))))
     print('%-44s %10.1f  (%d ops)' % ('total', total / ops, ops))
 
 

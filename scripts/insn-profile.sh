@@ -6,7 +6,13 @@
 # probes/fp-bench.c, mark()), so boot and setup are not counted.
 #   TOP   functions to list (default: 40)
 #   OUT   directory for the raw counts (default: a temporary one)
-# Example: scripts/insn-profile.sh base -- nop 32 1
+#   GROUP regex of functions to sum as a group (insn-fold.py)
+# Examples: scripts/insn-profile.sh base -- nop 32 1
+#   GROUP='^blk_mq_get_tags?$' scripts/insn-profile.sh patched -- \
+#     '. /fp/lib.sh; d=$(nullb_create s irqmode=0 hw_queue_depth=48 poll_queues=1);
+#      fp-bench uring /dev/$d 4096 128 32 32 1 poll'
+# PROBE ARGS that start with nop, uring or pvsync2 run fp-bench; anything
+# else runs as a guest shell command (which should run fp-bench).
 . "$(dirname "$0")/lib.sh"
 
 (($# >= 3)) || die "usage: insn-profile.sh LABEL [vm.sh options] -- PROBE ARGS..."
@@ -43,9 +49,14 @@ fi
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out/guest"
 gcc -O2 -Wall -static -o "$out/guest/fp-bench" "$FP_TOP/probes/fp-bench.c"
+# a probe of fp-bench, or a guest shell command that runs one
+case $1 in
+nop | uring | pvsync2) cmd="fp-bench $*" ;;
+*) cmd="$*" ;;
+esac
 FP_QEMU_OPTS="${FP_QEMU_OPTS:-} -plugin $plugin,out=$out/blocks.txt" \
 	"$FP_TOP/scripts/vm.sh" --label "$label" --icount --smp 1 --files "$out/guest" \
-	--log "$out/console.log" "${vmopts[@]}" -- "fp-bench $*" >"$out/probe.txt" ||
+	--log "$out/console.log" "${vmopts[@]}" -- "$cmd" >"$out/probe.txt" ||
 	die "guest failed (log: $out/console.log)"
 python3 "$FP_TOP/scripts/insn-fold.py" "$FP_BUILD/$label/System.map" \
 	"$out/blocks.txt" "$out/console.log" "${TOP:-40}"
