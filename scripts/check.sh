@@ -68,9 +68,12 @@ for label in "${labels[@]}"; do
 		failures+=("$label mpath")
 	stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
 		failures+=("$label nopoll")
+	# blocking=1: the shared tag set is made at module load from the
+	# module's parameters, so a memory_backed device (which allocates in
+	# ->queue_rq) gets BLK_MQ_F_BLOCKING only that way (as in vanilla 5.10)
 	GUEST_CMD="sh /fp/check.sh starved" stage "$label: tag-starved (shared tags, short NVMe queues)" \
 		boot "$label" starved --poll-queues 1 --append "nvme.io_queue_depth=16" \
-		--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0" ||
+		--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0 blocking=1" ||
 		failures+=("$label starved")
 	[[ -d $out/liburing-files/liburing ]] &&
 		GUEST_CMD="sh /fp/liburing.sh" stage "$label: liburing 2.3 tests" \
