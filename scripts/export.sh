@@ -25,7 +25,10 @@ if [[ -f $out/series ]]; then
 	done <"$out/series"
 fi
 rm -f "$out"/*.patch
-git -C "$tree" format-patch -q --no-signature --zero-commit -N \
+# diff.suppressBlankEmpty: a blank context line is an empty line, not a
+# lone space, so that checkpatch run on the mail as a file (from a checkout
+# that tracks it) sees no trailing whitespace; git am takes either.
+git -C "$tree" -c diff.suppressBlankEmpty=true format-patch -q --no-signature --zero-commit -N \
 	--base=base -o "$out" base..HEAD >/dev/null
 {
 	for f in "$out"/*.patch; do
