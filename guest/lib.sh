@@ -61,3 +61,31 @@ nullb_create() {
 nullb_remove() {
 	echo 0 >"/sys/kernel/config/nullb/$1/power" && rmdir "/sys/kernel/config/nullb/$1"
 }
+
+# running PID: true while PID exists and is not a zombie
+running() {
+	local st
+	st=$(sed 's/.*) //' /proc/$1/stat 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+
+# run_timed SECS CMD...: CMD's exit status, or 124 if it still runs after
+# SECS; it then gets SIGINT and, 5 s later, SIGKILL, and is not waited
+# for, so that a task stuck in the kernel (a hung queue freeze) fails the
+# caller instead of hanging it.
+run_timed() {
+	local secs=$1 pid i=0
+	shift
+	"$@" &
+	pid=$!
+	while running $pid; do
+		if [ $i -ge $((secs * 20)) ]; then
+			kill -INT $pid 2>/dev/null
+			(sleep 5; kill -KILL $pid) 2>/dev/null &
+			return 124
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	wait $pid
+}

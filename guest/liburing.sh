@@ -41,19 +41,12 @@ for id in $list; do
 		arg=$dev
 	fi
 	echo "Running liburing test $id" >/dev/kmsg
-	rm -f /tmp/lu.timeout
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	./"$t".t $arg >/tmp/lu.out 2>&1 &
-	pid=$!
-	(sleep $limit; touch /tmp/lu.timeout; kill -INT $pid; sleep 5; kill -KILL $pid) 2>/dev/null &
-	wd=$!
-	wait $pid
+	run_timed $limit ./"$t".t $arg >/tmp/lu.out 2>&1
 	st=$?
-	kill $wd 2>/dev/null
-	wait $wd 2>/dev/null
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	if [ -e /tmp/lu.timeout ]; then
+	if [ $st = 124 ]; then
 		res=timeout
 	elif [ $st = 0 ]; then
 		res=pass

@@ -16,22 +16,6 @@ tags_busy() {
 	echo $s
 }
 
-# timed SECS CMD...: run CMD, fail (1) if it takes longer than SECS
-timed() {
-	local secs=$1 pid w
-	shift
-	"$@" &
-	pid=$!
-	(sleep "$secs"; kill -9 $pid) 2>/dev/null &
-	w=$!
-	if wait $pid; then
-		kill $w 2>/dev/null
-		return 0
-	fi
-	kill $w 2>/dev/null
-	return 1
-}
-
 # the fio job: 4k random writes then a crc32c verify read, QD 64 submitted
 # 32 at a time, on /dev/$1; $2 = 1 for polled I/O
 starved_fio() {
@@ -45,16 +29,13 @@ starved_fio() {
 # a scheduler set and unset, and nr_requests changed, while fio runs;
 # each write freezes the queue and must return within 30 s
 starved_churn() {
-	local d=/sys/block/$1/queue i
+	local d=/sys/block/$1/queue i set
 	for i in 1 2 3; do
-		sleep 0.3
-		timed 30 sh -c "echo mq-deadline >$d/scheduler" || { echo "# $1: switch to mq-deadline hung"; return 1; }
-		sleep 0.3
-		timed 30 sh -c "echo 8 >$d/nr_requests" || { echo "# $1: nr_requests=8 hung"; return 1; }
-		sleep 0.3
-		timed 30 sh -c "echo none >$d/scheduler" || { echo "# $1: switch to none hung"; return 1; }
-		sleep 0.3
-		timed 30 sh -c "echo 4 >$d/nr_requests" || { echo "# $1: nr_requests=4 hung"; return 1; }
+		for set in scheduler=mq-deadline nr_requests=8 scheduler=none nr_requests=4; do
+			sleep 0.3
+			run_timed 30 sh -c "echo ${set#*=} >$d/${set%%=*}" ||
+				{ echo "# $1: $set failed or hung"; return 1; }
+		done
 	done
 	return 0
 }
@@ -136,7 +117,7 @@ starved_nullb() {
 	local p1=$!
 	starved_run "nullb_starved_${kind}_irq" "$b" 0
 	wait $p1 || rc=1
-	if timed 30 nullb_remove starved_a && timed 30 nullb_remove starved_b; then
+	if run_timed 30 nullb_remove starved_a && run_timed 30 nullb_remove starved_b; then
 		tap_ok "nullb_starved_${kind}_remove"
 	else
 		tap_fail "nullb_starved_${kind}_remove" "removing the devices hung or failed"

@@ -13,10 +13,8 @@ fetch() {
 		return
 	fi
 	need_pkgs "${FP_PKGS_BUILD[@]}"
-	apt_src_update "$BASE_SUITE"
 	log "downloading $BASE_SRCPKG $BASE_SRCVER sources from $BASE_SUITE"
-	(cd "$src" && apt_src "$BASE_SUITE" source --download-only \
-		"$BASE_SRCPKG=$BASE_SRCVER" >/dev/null) ||
+	src_download "$BASE_SUITE" "$src" "$BASE_SRCPKG=$BASE_SRCVER" ||
 		die "could not download $BASE_SRCPKG=$BASE_SRCVER from $BASE_SUITE's sources (need $BASE_TARBALL)"
 	check_sha256 "$tarball" "$BASE_SHA256"
 }

@@ -24,7 +24,7 @@ for v in "${vers[@]}"; do
 	s=$(index | awk -v t="$t" '!f && $3 == t && length($1) == 64 { print $1; f = 1 }')
 	[[ -n $s ]] || continue
 	if [[ ! -f $FP_CACHE/src/$t ]] &&
-		! (cd "$FP_CACHE/src" && apt_src sid source --download-only --tar-only "linux=$v" >/dev/null 2>&1); then
+		! src_download sid "$FP_CACHE/src" --tar-only "linux=$v" 2>/dev/null; then
 		log "linux $v is in sid's index but its $t is not served; trying an older one"
 		continue
 	fi

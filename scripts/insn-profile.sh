@@ -34,10 +34,7 @@ plugin=$FP_CACHE/plugin/insn-prof-${qver//[:+~]/_}-$(sha256sum "$FP_TOP/probes/i
 if [[ ! -f $plugin ]]; then
 	src=$FP_CACHE/src/qemu-$qver
 	if [[ ! -f $src/qemu-plugin.h ]]; then
-		apt_src_update bookworm
-		mkdir -p "$src"
-		(cd "$src" && apt_src bookworm source --download-only "qemu=$qver" >/dev/null) ||
-			die "could not fetch qemu $qver's source"
+		src_download bookworm "$src" "qemu=$qver" || die "could not fetch qemu $qver's source"
 		tar -xJf "$src"/qemu_*.orig.tar.xz -C "$src" --wildcards --strip-components=3 \
 			'*/include/qemu/qemu-plugin.h' || die "no qemu-plugin.h in qemu's source"
 	fi

@@ -93,6 +93,17 @@ apt_src_update() {
 	fi
 }
 
+# src_download SUITE DIR APT-SOURCE-ARGS...: download a source package of
+# SUITE (e.g. "liburing=2.3-3", with --tar-only before it if wanted) into
+# DIR through the private source list, quietly; fails as apt-get does.
+src_download() {
+	local suite=$1 dir=$2
+	shift 2
+	apt_src_update "$suite"
+	mkdir -p "$dir"
+	(cd "$dir" && apt_src "$suite" source --download-only "$@" >/dev/null)
+}
+
 # check_sha256 FILE SUM: die unless FILE exists with that checksum.
 check_sha256() {
 	local f=$1 want=$2 got

@@ -18,9 +18,7 @@ need_pkgs gcc g++ make
 src=$FP_CACHE/src/bookworm
 tarball=$src/liburing_$LIBURING_VERSION.orig.tar.gz
 if [[ ! -f $tarball ]]; then
-	apt_src_update bookworm
-	mkdir -p "$src"
-	(cd "$src" && apt_src bookworm source --download-only "liburing=$LIBURING_DEB" >/dev/null) ||
+	src_download bookworm "$src" "liburing=$LIBURING_DEB" ||
 		die "could not fetch liburing $LIBURING_DEB's source from bookworm"
 fi
 check_sha256 "$tarball" "$LIBURING_SHA256"
