@@ -38,18 +38,25 @@ checkout() {
 		git_fp worktree prune
 		git_fp worktree add -q --detach "$dir" "$commit"
 	elif [[ $(git -C "$dir" rev-parse HEAD) != "$commit" ]]; then
+		rm -f "$dir/.fp-harness"
 		git -C "$dir" checkout -q -f --detach "$commit"
 	fi
 	git -C "$dir" rev-parse --short=12 HEAD >"$dir/.fp-commit"
 	# The harness's own fixes for the emulator (harness/*.patch), the same
-	# on every label and never part of the series.
-	local p family=5.10
+	# on every label and never part of the series.  A tree patched with
+	# another version of them is reset to its commit first.
+	local p family=5.10 key
 	[[ $label != mainline ]] || family=mainline
-	for p in "$FP_TOP"/harness/$family/*.patch; do
-		[[ -e $p ]] || continue
-		git -C "$dir" apply --reverse --check "$p" 2>/dev/null && continue
-		git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
-	done
+	key=$(cat /dev/null "$FP_TOP"/harness/$family/*.patch 2>/dev/null | sha256sum | cut -c1-16)
+	if [[ $(cat "$dir/.fp-harness" 2>/dev/null) != "$key" ]]; then
+		rm -f "$dir/.fp-harness"
+		git -C "$dir" checkout -q -f --detach "$commit"
+		for p in "$FP_TOP"/harness/$family/*.patch; do
+			[[ -e $p ]] || continue
+			git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
+		done
+		echo "$key" >"$dir/.fp-harness"
+	fi
 }
 
 configure() {
