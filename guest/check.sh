@@ -9,7 +9,7 @@ rc=0
 # The series' KUnit suites ran at boot: take their TAP from the kernel log.
 echo "== KUnit (at boot)"
 if grep -q " sbitmap_batch_full_word$" /proc/kallsyms; then
-	dmesg | sed 's/^\[[ 0-9.]*\] *//' | grep -E "^(not )?ok [0-9]+ - sbitmap_batch" >/tmp/kunit.txt
+	dmesg | sed 's/^\[[ 0-9.]*\] *//' | grep -E "^(not )?ok [0-9]+ - sbitmap_" >/tmp/kunit.txt
 	if [ -s /tmp/kunit.txt ]; then
 		while read -r line; do
 			name=${line#* - }
