@@ -31,7 +31,7 @@ common="irqmode=0 size=1024 blocksize=512 memory_backed=0"
 if nb=$(nullb_create fast $common hw_queue_depth=256 poll_queues=1); then
 	nbs=$(nullb_create starved $common hw_queue_depth=48 poll_queues=1)
 	pollarg=poll
-	q0=$(poll_queued "$nb")
+	q0=$(hctx_queued "$nb" poll)
 else
 	nb=$(nullb_create fast $common hw_queue_depth=256)
 	nbs=$(nullb_create starved $common hw_queue_depth=48)
@@ -44,7 +44,7 @@ run nullb-4k /fp/fp-bench uring /dev/$nb 4096 128 32 32 "$secs" $pollarg
 run nullb-512 /fp/fp-bench uring /dev/$nb 512 128 32 32 "$secs" $pollarg
 run nullb-starved-4k /fp/fp-bench uring /dev/$nbs 4096 128 32 32 "$secs" $pollarg
 if [ -n "$pollarg" ]; then
-	echo "# /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll) poll hctx queued +$(($(poll_queued "$nb") - q0))"
+	echo "# /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll) poll hctx queued +$(($(hctx_queued "$nb" poll) - q0))"
 fi
 
 # NVMe poll queue

@@ -5,13 +5,14 @@ tap_ok() { echo "ok - $1"; }
 tap_fail() { echo "not ok - $1${2:+: $2}"; }
 tap_skip() { echo "ok - $1 # SKIP $2"; }
 
-# requests allocated on the poll-type hctxs of disk $1 (and of its
-# hidden multipath paths)
-poll_queued() {
+# hctx_queued DISK [TYPE]: requests allocated on the hctxs of DISK (and
+# of its hidden multipath paths), only on those of TYPE (e.g. poll) if given
+hctx_queued() {
 	local s=0 h d
 	for d in /sys/kernel/debug/block/$1 /sys/kernel/debug/block/${1%n*}c*n${1##*n}; do
 		for h in "$d"/hctx*; do
-			[ -f "$h/type" ] && [ "$(cat "$h/type")" = poll ] || continue
+			[ -f "$h/queued" ] || continue
+			[ -z "$2" ] || [ "$(cat "$h/type" 2>/dev/null)" = "$2" ] || continue
 			s=$((s + $(cat "$h/queued")))
 		done
 	done

@@ -1,8 +1,8 @@
 # make check, in the guest: liburing 2.3's own tests (scripts/liburing.sh)
 # against this kernel.  Each test runs with a 60 s limit, as liburing's
-# runtests.sh does (300 s on a KASAN kernel); exit 0 passes, 77 skips, anything else fails.  Tests
-# named "NAME+dev" run with the NVMe namespace as their file argument
-# (liburing's TEST_FILES).
+# runtests.sh does (300 s on a KASAN kernel); exit 0 passes, 77 skips,
+# anything else fails.  Tests named "NAME+dev" run with the NVMe
+# namespace as their file argument (liburing's TEST_FILES).
 #   sh liburing.sh        the tests of liburing-tests.txt; a failure that
 #                         liburing-base.txt records for the base kernel too
 #                         is reported as a skip ("fails on base too")

@@ -66,15 +66,6 @@ alloc_counts_stop() {
 	echo >$T/set_ftrace_filter
 }
 
-# requests allocated on all hctxs of disk $1
-all_queued() {
-	local s=0 h
-	for h in /sys/kernel/debug/block/$1/hctx*/queued; do
-		s=$((s + $(cat "$h")))
-	done
-	echo $s
-}
-
 # starved_run NAME DISK POLLED: fio under churn, then the checks
 starved_run() {
 	local name=$1 disk=$2 polled=$3 frc crc busy
@@ -142,7 +133,7 @@ starved_nvme() {
 # reported always; on a kernel with batched allocation the batch must
 # have been used.
 starved_alloc_counts() {
-	local d q0 q1 c one batch hipri=1
+	local d q0 q1 one tries batch hipri=1
 	# vanilla 5.10 has no null_blk poll queues: not polled there
 	d=$(nullb_create starved_c irqmode=1 size=64 memory_backed=1 hw_queue_depth=48 poll_queues=1 2>/dev/null) ||
 		{ hipri=0; d=$(nullb_create starved_c irqmode=1 size=64 memory_backed=1 hw_queue_depth=48); } ||
@@ -154,12 +145,12 @@ starved_alloc_counts() {
 		nullb_remove starved_c
 		return
 	fi
-	q0=$(all_queued "$d")
+	q0=$(hctx_queued "$d")
 	fio --name=randread --filename=/dev/$d --ioengine=io_uring --hipri=$hipri \
 		--direct=1 --rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
 		--iodepth_batch_complete_min=32 --number_ios=8192 --size=64M \
 		--output-format=terse >/tmp/fio-counts.out 2>&1
-	q1=$(all_queued "$d")
+	q1=$(hctx_queued "$d")
 	set -- $(alloc_counts_stop)
 	one=$1 tries=$2 batch=$3
 	echo "# alloc counts: $((q1 - q0)) requests, $one allocated one by one ($tries blk_mq_get_tag calls), $batch blk_mq_get_tags calls"

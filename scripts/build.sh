@@ -32,25 +32,24 @@ export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUI
 mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 
 checkout() {
+	# The harness's own fixes for the emulator (harness/*.patch), the same
+	# on every label and never part of the series.  The tree is reset to
+	# its commit when the commit or the harness patches changed.
+	local p family=5.10 key
+	[[ $label != mainline ]] || family=mainline
+	key=$(cat /dev/null "$FP_TOP"/harness/$family/*.patch 2>/dev/null | sha256sum | cut -c1-16)
 	mkdir -p "$FP_BUILD"
 	if [[ ! -e $dir/.git ]]; then
 		rm -rf "$dir"
 		git_fp worktree prune
 		git_fp worktree add -q --detach "$dir" "$commit"
-	elif [[ $(git -C "$dir" rev-parse HEAD) != "$commit" ]]; then
+	elif [[ $(git -C "$dir" rev-parse HEAD) != "$commit" ||
+		$(cat "$dir/.fp-harness" 2>/dev/null) != "$key" ]]; then
 		rm -f "$dir/.fp-harness"
 		git -C "$dir" checkout -q -f --detach "$commit"
 	fi
 	git -C "$dir" rev-parse --short=12 HEAD >"$dir/.fp-commit"
-	# The harness's own fixes for the emulator (harness/*.patch), the same
-	# on every label and never part of the series.  A tree patched with
-	# another version of them is reset to its commit first.
-	local p family=5.10 key
-	[[ $label != mainline ]] || family=mainline
-	key=$(cat /dev/null "$FP_TOP"/harness/$family/*.patch 2>/dev/null | sha256sum | cut -c1-16)
-	if [[ $(cat "$dir/.fp-harness" 2>/dev/null) != "$key" ]]; then
-		rm -f "$dir/.fp-harness"
-		git -C "$dir" checkout -q -f --detach "$commit"
+	if [[ ! -f $dir/.fp-harness ]]; then
 		for p in "$FP_TOP"/harness/$family/*.patch; do
 			[[ -e $p ]] || continue
 			git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
