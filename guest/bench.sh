@@ -36,13 +36,14 @@ else
 	nb=$(nullb_create fast $common hw_queue_depth=256)
 	nbs=$(nullb_create starved $common hw_queue_depth=48)
 	pollarg=
-	for p in nullb-4k nullb-512 nullb-starved-4k; do
+	for p in nullb-4k nullb-512 nullb-starved-4k nullb-128k; do
 		echo "NOTE $p no null_blk poll queues in this kernel: irqmode=0, not polled"
 	done
 fi
 run nullb-4k /fp/fp-bench uring /dev/$nb 4096 128 32 32 "$secs" $pollarg
 run nullb-512 /fp/fp-bench uring /dev/$nb 512 128 32 32 "$secs" $pollarg
 run nullb-starved-4k /fp/fp-bench uring /dev/$nbs 4096 128 32 32 "$secs" $pollarg
+run nullb-128k /fp/fp-bench uring /dev/$nb 131072 32 32 32 "$secs" $pollarg
 if [ -n "$pollarg" ]; then
 	echo "# /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll) poll hctx queued +$(($(hctx_queued "$nb" poll) - q0))"
 fi
@@ -51,6 +52,7 @@ fi
 dev=$(nvme_plain)
 if [ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ]; then
 	run nvme-4k /fp/fp-bench uring /dev/$dev 4096 128 32 32 "$secs" poll
+	run nvme-128k /fp/fp-bench uring /dev/$dev 131072 32 32 32 "$secs" poll
 	run pvsync2-nvme-4k /fp/fp-bench pvsync2 /dev/$dev 4096 "$secs"
 	for i in $(seq "$runs"); do
 		fio --name=randread --filename=/dev/$dev --ioengine=io_uring \

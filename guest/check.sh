@@ -1,10 +1,17 @@
-# make check, in the guest: the iopoll kselftests, then (with a plain
-# NVMe namespace that polls) a fio io_uring hipri write+verify job that
-# must have run on the poll queue.
+# make check, in the guest: "check.sh BOOT" (poll, nopoll, mpath,
+# starved): the devices BOOT asked for, the KUnit results, the iopoll
+# kselftests, then (with a plain NVMe namespace that polls) a fio io_uring
+# hipri write+verify job that must have run on the poll queue.  The host
+# compares the TAP lines with guest/expected/BOOT.txt.
 . /fp/lib.sh
 
 rc=0
+boot=${1:-poll}
 . /fp/starved.sh
+. /fp/faults.sh
+
+echo "== devices of the $boot boot"
+devices_check "$boot"
 
 # The series' KUnit suites ran at boot: take their TAP from the kernel log.
 echo "== KUnit (at boot)"
@@ -28,7 +35,7 @@ fi
 
 # "check.sh starved": the boot with a shared null_blk tag set and short
 # NVMe queues runs only the tag-starved tests
-if [ "$1" = starved ]; then
+if [ "$boot" = starved ]; then
 	echo "== tag-starved I/O (shared tags, short NVMe queues)"
 	starved_nullb
 	starved_nvme
@@ -43,6 +50,10 @@ echo "== kselftest iopoll: uring_test"
 echo "== tag-starved I/O"
 starved_nullb
 starved_alloc_counts
+plug_large_alloc_counts
+
+echo "== faults under polled I/O"
+cpu_offline_polled
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.

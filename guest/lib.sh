@@ -24,6 +24,89 @@ nvme_irqs() {
 	awk '/nvme/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts
 }
 
+# nvme_hctxs DISK TYPE: how many hctxs of TYPE (default, read, poll) DISK has
+nvme_hctxs() {
+	local n=0 h
+	for h in /sys/kernel/debug/block/$1/hctx*; do
+		[ "$(cat "$h/type" 2>/dev/null)" = "$2" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# devices_check BOOT: the devices the host asked for on the kernel command
+# line for BOOT (poll, nopoll, mpath, starved) must be there, one TAP line
+# each.  A test that needs a device and does not find it skips; this is
+# what makes such a skip a failure.
+devices_check() {
+	local d h n
+	case $1 in
+	poll | starved | nopoll)
+		d=$(nvme_plain)
+		if [ -z "$d" ]; then
+			tap_fail dev_nvme "no plain NVMe namespace"
+			rc=1
+		elif [ $1 = nopoll ]; then
+			n=$(nvme_hctxs "$d" poll)
+			if [ "$n" = 0 ] && [ "$(cat /sys/block/$d/queue/io_poll)" = 0 ]; then
+				tap_ok dev_nvme_without_poll_queues
+			else
+				tap_fail dev_nvme_without_poll_queues "/dev/$d: $n poll hctxs, io_poll=$(cat /sys/block/$d/queue/io_poll)"
+				rc=1
+			fi
+		else
+			n=$(nvme_hctxs "$d" poll)
+			if [ "$n" -ge 1 ] && [ "$(cat /sys/block/$d/queue/io_poll)" = 1 ]; then
+				tap_ok dev_nvme_poll_queues
+			else
+				tap_fail dev_nvme_poll_queues "/dev/$d: $n poll hctxs, io_poll=$(cat /sys/block/$d/queue/io_poll)"
+				rc=1
+			fi
+		fi
+		;;
+	mpath)
+		n=0
+		for h in /sys/block/nvme*c*n*; do
+			[ -e "$h" ] || continue
+			[ "$(cat "$h/queue/io_poll")" = 1 ] && n=$((n + 1))
+		done
+		d=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
+		if [ -n "$d" ] && [ $n = 2 ]; then
+			tap_ok dev_nvme_mpath
+		else
+			tap_fail dev_nvme_mpath "head '${d##*/}', $n paths with poll queues (2 wanted)"
+			rc=1
+		fi
+		;;
+	esac
+	# null_blk poll queues: the series adds them; the manifest says where
+	if [ -e /sys/kernel/config/nullb ]; then
+		mkdir /sys/kernel/config/nullb/devchk 2>/dev/null
+		if [ -e /sys/kernel/config/nullb/devchk/poll_queues ]; then
+			tap_ok dev_nullb_poll_queues
+		else
+			tap_skip dev_nullb_poll_queues "null_blk has no poll_queues attribute"
+		fi
+		rmdir /sys/kernel/config/nullb/devchk 2>/dev/null
+	else
+		tap_fail dev_nullb_poll_queues "no null_blk configfs"
+		rc=1
+	fi
+	# SMP: the boots run on two vCPUs so that races can show
+	n=$(grep -c ^processor /proc/cpuinfo)
+	if [ "$n" -ge 2 ]; then
+		tap_ok dev_smp
+	else
+		tap_fail dev_smp "$n CPU online"
+		rc=1
+	fi
+}
+
+# expect_fault_begin WHAT / expect_fault_end: a window of the kernel log in
+# which a timeout, abort or reset message is expected (scripts/vm.sh fails
+# a run on such a message outside one)
+expect_fault_begin() { echo "fastpath: expect-fault begin: $1" >/dev/kmsg; }
+expect_fault_end() { echo "fastpath: expect-fault end" >/dev/kmsg; }
+
 # the first plain (not multipath head) NVMe namespace
 nvme_plain() {
 	local d

@@ -2,8 +2,10 @@
 # vm.sh [options] [--] COMMAND...: boot a label's kernel under QEMU (q35,
 # TCG) with an emulated NVMe and run COMMAND in the guest with sh.
 # Exit status: the command's; 1 if the kernel splatted (BUG, WARNING,
-# Oops, KASAN, lockdep, RCU stall, hung task) even when it passed; 124 if
-# the guest hung; 125 if it died before reporting (panic).
+# Oops, KASAN, lockdep, RCU stall, hung task) or logged a request
+# timeout, abort or controller reset that no test announced, even when
+# the command passed; 124 if the guest hung; 125 if it died before
+# reporting (panic).
 . "$(dirname "$0")/lib.sh"
 
 usage() {
@@ -11,6 +13,7 @@ usage() {
 usage: vm.sh [options] [--] COMMAND...
   --label L          kernel of build/L (default: patched)
   --smp N            vCPUs (default: 1)
+  --cpu MODEL        QEMU -cpu (default: max)
   --mem MB           memory (default: 1024)
   --poll-queues N    nvme.poll_queues (default: 1)
   --mpath            NVMe subsystem, two controllers sharing namespace 1
@@ -29,12 +32,13 @@ USAGE
 	exit 2
 }
 
-label=patched smp=1 mem=1024 pq=1 mpath=0 nvme=1 disk_mb=256 nullb= append=
+label=patched smp=1 cpu=max mem=1024 pq=1 mpath=0 nvme=1 disk_mb=256 nullb= append=
 icount=0 timeout=600 logf= show=0 files=()
 while (($#)); do
 	case $1 in
 	--label) label=$2; shift ;;
 	--smp) smp=$2; shift ;;
+	--cpu) cpu=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--poll-queues) pq=$2; shift ;;
 	--mpath) mpath=1 ;;
@@ -70,7 +74,7 @@ cmdline="console=ttyS0 panic=-1 oops=panic tsc=reliable loglevel=7 rdinit=/init"
 for kv in $nullb; do cmdline+=" null_blk.$kv"; done
 [[ -z $append ]] || cmdline+=" $append"
 
-qemu=(qemu-system-x86_64 -machine q35 -cpu max ${FP_QEMU_OPTS:-} -smp "$smp" -m "$mem"
+qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" ${FP_QEMU_OPTS:-} -smp "$smp" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kernel" -initrd "$run/initrd" -append "$cmdline")
 ((icount)) && qemu+=(-icount shift=0,sleep=off)
@@ -106,6 +110,7 @@ timeout --foreground -k 10 "$timeout" "${qemu[@]}" </dev/null >"$logf" 2>&1 || r
 tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
 
 splat_re='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at)'
+fault_re='timed out|timeout|completion polled|aborting|reset(ting)? controller'
 status=$(sed -n 's/^FASTPATH-EXIT: \([0-9]*\).*/\1/p' "$logf" | tail -n 1)
 fail() {
 	log "$1; console: $logf"
@@ -119,6 +124,20 @@ fi
 if grep -Eq "$splat_re" "$logf"; then
 	grep -En -A12 "$splat_re" "$logf" | head -60 | sed 's/^/  | /' >&2
 	fail "kernel splat in the console log" 0
+	exit 1
+fi
+# A request timeout, an abort or a controller reset is a fault even when
+# the I/O then succeeded (a timeout handler can complete a request a
+# broken ->poll() lost).  Only a test that causes one on purpose may: it
+# writes "expect-fault begin" and "expect-fault end" to /dev/kmsg around it.
+faults=$(awk -v re="$fault_re" '
+	/expect-fault begin/ { inwin = 1; next }
+	/expect-fault end/ { inwin = 0; next }
+	/^\[ *[0-9]+\.[0-9]+\] / && !inwin && $0 ~ re && !/Running liburing test/ { print NR ": " $0 }
+	' "$logf")
+if [[ -n $faults ]]; then
+	head -20 <<<"$faults" | sed 's/^/  | /' >&2
+	fail "unexpected timeout, abort or reset in the kernel log" 0
 	exit 1
 fi
 if [[ -z $status ]]; then

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# manifest.sh RESULTS LABEL BOOT MANIFEST: compare the TAP results of one
+# guest boot ("LABEL BOOT: ok ..." lines of RESULTS) with what MANIFEST
+# says must happen there.  Prints one "LABEL BOOT: not ok - manifest/ID:
+# why" line for every difference and exits 1 if there was any:
+#   - a test of the manifest that reported nothing (or more than once);
+#   - a test that reported and is not in the manifest;
+#   - a test that skipped where the manifest wants a pass, or passed where
+#     it names a skip (the manifest is then out of date).
+# MANIFEST lines: "ID" (must pass) or "ID skip REASON" (must skip, the
+# reason says why that is right for this boot); # starts a comment.
+# manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
+# boot did, to review before it replaces one.
+set -euo pipefail
+
+if [[ ${1:-} == --write ]]; then
+	awk -v pfx="$3 $4: " 'index($0, pfx) == 1 && !/ manifest\// {
+		line = substr($0, length(pfx) + 1)
+		sub(/^(not )?ok /, "", line)
+		sub(/^([0-9]+|-) /, "", line)
+		id = line
+		sub(/[: #].*/, "", id)
+		r = ""
+		if (line ~ /# SKIP/) { r = line; sub(/.*# SKIP /, "", r); r = " skip " r }
+		print id r
+	}' "$2"
+	exit 0
+fi
+results=$1 label=$2 boot=$3 manifest=$4
+[[ -f $manifest ]] || { echo "$label $boot: not ok - manifest: no file $manifest"; exit 1; }
+
+awk -v pfx="$label $boot: " -v mf="$manifest" '
+	BEGIN {
+		while ((getline line < mf) > 0) {
+			sub(/#.*/, "", line)
+			if (line ~ /^[ \t]*$/) continue
+			split(line, f, /[ \t]+/)
+			if (f[1] in want) dup[f[1]] = 1
+			want[f[1]] = (f[2] == "skip") ? "skip" : "pass"
+			order[n++] = f[1]
+		}
+	}
+	index($0, pfx) == 1 {
+		line = substr($0, length(pfx) + 1)
+		st = line ~ /^not ok/ ? "fail" : (line ~ /# SKIP/ ? "skip" : "pass")
+		sub(/^(not )?ok /, "", line)
+		sub(/^([0-9]+|-) /, "", line)
+		id = line
+		sub(/[: #].*/, "", id)
+		if (id == "manifest/" || id ~ /^manifest\//) next
+		seen[id]++
+		got[id] = st
+		why[id] = line
+	}
+	END {
+		bad = 0
+		for (id in dup) { printf "%snot ok - manifest/%s: listed twice in %s\n", pfx, id, mf; bad = 1 }
+		for (i = 0; i < n; i++) {
+			id = order[i]
+			if (!(id in seen)) {
+				printf "%snot ok - manifest/%s: reported nothing\n", pfx, id; bad = 1
+			} else if (seen[id] > 1) {
+				printf "%snot ok - manifest/%s: reported %d times\n", pfx, id, seen[id]; bad = 1
+			} else if (got[id] == "skip" && want[id] == "pass") {
+				r = why[id]; sub(/.*# SKIP /, "", r)
+				printf "%snot ok - manifest/%s: skipped (%s), must pass here\n", pfx, id, r; bad = 1
+			} else if (got[id] == "pass" && want[id] == "skip") {
+				printf "%snot ok - manifest/%s: passed where the manifest names a skip: update it\n", pfx, id; bad = 1
+			}
+		}
+		for (id in seen)
+			if (!(id in want)) {
+				printf "%snot ok - manifest/%s: not in the manifest\n", pfx, id; bad = 1
+			}
+		exit bad
+	}' "$results"
