@@ -54,6 +54,9 @@ plug_large_alloc_counts
 
 echo "== faults under polled I/O"
 cpu_offline_polled
+nvme_reset_polled
+killed_with_polled_io
+nullb_bad_config
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.

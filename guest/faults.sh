@@ -65,3 +65,92 @@ cpu_offline_polled() {
 		tap_ok cpu_offline_polled
 	fi
 }
+
+# null_blk configuration users get wrong: more poll queues than CPUs are
+# cut to one per CPU (and the device polls); poll_queues written on a
+# powered device fails with EBUSY and changes nothing.
+nullb_bad_config() {
+	local d=/sys/kernel/config/nullb/badcfg nb n cpus out why=
+	cpus=$(grep -c ^processor /proc/cpuinfo)
+	nb=$(nullb_create badcfg size=16 poll_queues=64) ||
+		{ tap_fail nullb_poll_queues_over_cpus "could not create the device"; rc=1; return; }
+	n=$(nvme_hctxs "$nb" poll)
+	if [ "$n" = "$cpus" ] && [ "$(cat /sys/block/$nb/queue/io_poll)" = 1 ]; then
+		tap_ok nullb_poll_queues_over_cpus
+	else
+		tap_fail nullb_poll_queues_over_cpus "$n poll hctxs for $cpus CPUs, io_poll=$(cat /sys/block/$nb/queue/io_poll)"
+		rc=1
+	fi
+	out=$( (echo 1 >$d/poll_queues) 2>&1) && why="the write succeeded"
+	case $out in *busy*) ;; *) why="${why:-$out}" ;; esac
+	[ "$(nvme_hctxs "$nb" poll)" = "$n" ] || why="poll hctxs changed"
+	if [ -z "$why" ]; then
+		tap_ok nullb_poll_queues_live_ebusy
+	else
+		tap_fail nullb_poll_queues_live_ebusy "$why"
+		rc=1
+	fi
+	run_timed 30 nullb_remove badcfg || { tap_fail nullb_bad_config_remove "hung or failed"; rc=1; }
+}
+
+# The NVMe controller reset twice while polled I/O runs on it: the
+# requests in flight are retried after the reset, the data verifies, and
+# the namespace still polls afterwards.
+nvme_reset_polled() {
+	local dev ctrl p frc i why=
+	dev=$(nvme_plain) || { tap_fail nvme_reset_polled "no NVMe namespace"; rc=1; return; }
+	ctrl=/sys/class/nvme/${dev%n*}/reset_controller
+	verify_fio reset "$dev" 16M &
+	p=$!
+	expect_fault_begin "NVMe controller resets"
+	for i in 1 2; do
+		sleep 1
+		run_timed 60 sh -c "echo 1 >$ctrl" || why="reset $i failed or hung"
+	done
+	wait $p
+	frc=$?
+	sleep 1
+	expect_fault_end
+	echo "# nvme reset: fio exit $frc, io_poll $(cat /sys/block/$dev/queue/io_poll)"
+	if [ $frc != 0 ]; then
+		tail -5 /tmp/fio-reset.out
+		why="${why:+$why; }fio failed ($frc)"
+	fi
+	[ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ] || why="${why:+$why; }io_poll is no longer 1"
+	if [ -n "$why" ]; then
+		tap_fail nvme_reset_polled "$why"
+		rc=1
+	else
+		tap_ok nvme_reset_polled
+	fi
+}
+
+# A task killed with polled I/O in flight on null_blk: its ring goes away
+# with the task, every tag is free afterwards and the device can go.
+killed_with_polled_io() {
+	local nb p i busy why=
+	nb=$(nullb_create killed irqmode=1 size=64 memory_backed=1 poll_queues=1) ||
+		{ tap_fail killed_with_polled_io "could not create a null_blk device"; rc=1; return; }
+	fio --name=killed --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
+		--rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
+		--time_based --runtime=30 --output-format=terse >/dev/null 2>&1 &
+	p=$!
+	sleep 2
+	kill -KILL $p
+	i=0
+	while running $p && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	running $p && why="the killed task did not exit in 30 s"
+	wait $p 2>/dev/null
+	busy=$(tags_busy "$nb")
+	[ "$busy" = 0 ] || why="${why:+$why; }$busy tags still busy"
+	run_timed 30 nullb_remove killed || why="${why:+$why; }removing the device hung or failed"
+	if [ -n "$why" ]; then
+		tap_fail killed_with_polled_io "$why"
+		rc=1
+	else
+		tap_ok killed_with_polled_io
+	fi
+}

@@ -20,8 +20,9 @@ grep -a '^LIBURING ' "$out/console.log" | tr -d '\r' >"$out/results.txt"
 if [[ $label == base ]]; then
 	{
 		echo "# liburing 2.3 tests on base ($(git -C "$FP_BUILD/$label" log -1 --format=%h)),"
-		echo "# NVMe with poll queues, by scripts/liburing-baseline.sh: id result seconds"
-		awk '{ print $2, $3, $4 }' "$out/results.txt"
+		echo "# NVMe with poll queues, working directory on ext4, configs/qemu.config"
+		echo "# by scripts/liburing-baseline.sh: id result exit seconds first-failure-line"
+		sed 's/^LIBURING //' "$out/results.txt"
 	} >"$FP_TOP/guest/liburing-base.txt"
 fi
-sort -k4 -n -r "$out/results.txt" | awk '{ print $2, $3, $4 }'
+sort -k5 -n -r "$out/results.txt" | awk '{ print $2, $3, $4, $5 }'
