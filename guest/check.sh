@@ -50,13 +50,16 @@ echo "== kselftest iopoll: uring_test"
 echo "== tag-starved I/O"
 starved_nullb
 starved_alloc_counts
-plug_large_alloc_counts
 
-echo "== faults under polled I/O"
-cpu_offline_polled
-nvme_reset_polled
-killed_with_polled_io
-nullb_bad_config
+# the boot with the NVMe poll queue: what needs it, and the faults
+if [ "$boot" = poll ]; then
+	plug_large_alloc_counts
+	echo "== faults under polled I/O"
+	cpu_offline_polled
+	nvme_reset_polled
+	killed_with_polled_io
+	nullb_bad_config
+fi
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.

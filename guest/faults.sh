@@ -35,6 +35,13 @@ cpu_offline_polled() {
 	p1=$!
 	verify_fio cpuoff-nvme "$dev" 16M --cpus_allowed=1 &
 	p2=$!
+	# fio pins itself to CPU 1 when its job starts: only then take it away
+	i=0
+	while [ "$(hctx_queued "$nb" poll)" = "$q0" ] && [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
 	for i in 1 2 3 4; do
 		sleep 0.5
 		run_timed 30 sh -c "echo 0 >$c" || why="taking CPU 1 offline failed or hung"
@@ -131,7 +138,7 @@ killed_with_polled_io() {
 	local nb p i busy why=
 	nb=$(nullb_create killed irqmode=1 size=64 memory_backed=1 poll_queues=1) ||
 		{ tap_fail killed_with_polled_io "could not create a null_blk device"; rc=1; return; }
-	fio --name=killed --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
+	fio --name=killed --thread --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
 		--rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
 		--time_based --runtime=30 --output-format=terse >/dev/null 2>&1 &
 	p=$!
@@ -144,8 +151,14 @@ killed_with_polled_io() {
 	done
 	running $p && why="the killed task did not exit in 30 s"
 	wait $p 2>/dev/null
+	# the ring is torn down by a worker after the task is gone
+	i=0
+	while [ "$(tags_busy "$nb")" != 0 ] && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	busy=$(tags_busy "$nb")
-	[ "$busy" = 0 ] || why="${why:+$why; }$busy tags still busy"
+	[ "$busy" = 0 ] || why="${why:+$why; }$busy tags still busy 30 s after the kill"
 	run_timed 30 nullb_remove killed || why="${why:+$why; }removing the device hung or failed"
 	if [ -n "$why" ]; then
 		tap_fail killed_with_polled_io "$why"

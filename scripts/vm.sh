@@ -24,7 +24,8 @@ usage: vm.sh [options] [--] COMMAND...
   --icount           -icount shift=0,sleep=off (guest time counts instructions)
   --files DIR        copy DIR's files into the guest's /fp (repeatable)
   --timeout S        seconds before the guest counts as hung (default: 600)
-  --log FILE         console log (default: a temporary file, shown on failure)
+  --log FILE         the command's output (default: a file in build/logs);
+                     the kernel console goes to FILE.kernel
   --show-command     print the QEMU command line and exit
 environment: FP_QEMU_OPTS (more QEMU options, split on blanks),
   FP_NVME_OPTS (more properties of the single NVMe, e.g. ",ioeventfd=on")
@@ -75,7 +76,8 @@ for kv in $nullb; do cmdline+=" null_blk.$kv"; done
 [[ -z $append ]] || cmdline+=" $append"
 
 qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" ${FP_QEMU_OPTS:-} -smp "$smp" -m "$mem"
-	-display none -monitor none -serial stdio -no-reboot
+	-display none -monitor none -no-reboot
+	-serial file:"$run/kernel.log" -serial stdio
 	-kernel "$kernel" -initrd "$run/initrd" -append "$cmdline")
 ((icount)) && qemu+=(-icount shift=0,sleep=off)
 if ((nvme)); then
@@ -106,23 +108,28 @@ cat "$("$FP_TOP/scripts/initramfs.sh")" "$run/ov.cpio" >"$run/initrd"
 
 printf '%q ' "${qemu[@]}" >"$logf.cmd"
 rc=0
+# Two serial lines: the kernel console on ttyS0 ($logf.kernel), the
+# command's output on ttyS1 ($logf), so that on several vCPUs a kernel
+# message never lands in the middle of a test's result line.
 timeout --foreground -k 10 "$timeout" "${qemu[@]}" </dev/null >"$logf" 2>&1 || rc=$?
 tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
+tr -d '\r' <"$run/kernel.log" >"$logf.kernel" 2>/dev/null || : >"$logf.kernel"
+klog=$logf.kernel
 
 splat_re='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at)'
 fault_re='timed out|timeout|completion polled|aborting|reset(ting)? controller'
 status=$(sed -n 's/^FASTPATH-EXIT: \([0-9]*\).*/\1/p' "$logf" | tail -n 1)
 fail() {
-	log "$1; console: $logf"
+	log "$1; output: $logf, kernel log: $klog"
 	tail -n "${2:-40}" "$logf" | sed 's/^/  | /' >&2
-	[[ $logf != "$run"/* ]] || trap - EXIT
+	tail -n "${2:-20}" "$klog" | sed 's/^/  k| /' >&2
 }
 if ((rc == 124 || rc == 137)); then
 	fail "guest hung (no exit after $timeout s)"
 	exit 124
 fi
-if grep -Eq "$splat_re" "$logf"; then
-	grep -En -A12 "$splat_re" "$logf" | head -60 | sed 's/^/  | /' >&2
+if grep -Eq "$splat_re" "$klog"; then
+	grep -En -A12 "$splat_re" "$klog" | head -60 | sed 's/^/  k| /' >&2
 	fail "kernel splat in the console log" 0
 	exit 1
 fi
@@ -134,9 +141,9 @@ faults=$(awk -v re="$fault_re" '
 	/expect-fault begin/ { inwin = 1; next }
 	/expect-fault end/ { inwin = 0; next }
 	/^\[ *[0-9]+\.[0-9]+\] / && !inwin && $0 ~ re && !/Running liburing test/ { print NR ": " $0 }
-	' "$logf")
+	' "$klog")
 if [[ -n $faults ]]; then
-	head -20 <<<"$faults" | sed 's/^/  | /' >&2
+	head -20 <<<"$faults" | sed 's/^/  k| /' >&2
 	fail "unexpected timeout, abort or reset in the kernel log" 0
 	exit 1
 fi
