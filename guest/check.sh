@@ -60,6 +60,7 @@ if [ "$boot" = poll ]; then
 	killed_with_polled_io
 	nullb_bad_config
 fi
+[ "$boot" = mpath ] && mpath_head_io
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.

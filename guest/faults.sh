@@ -167,3 +167,34 @@ killed_with_polled_io() {
 		tap_ok killed_with_polled_io
 	fi
 }
+
+# I/O through the NVMe multipath head: a write+verify job with hipri=1 on
+# the head must complete and verify.  5.10 cannot poll a stacked device:
+# the head reports io_poll=0 and the I/O completes by interrupt on the
+# paths' non-poll queues (the mpath_head_polls kselftest says whether it
+# polls).
+mpath_head_io() {
+	local head p q0 q1 frc
+	head=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
+	head=${head##*/}
+	[ -n "$head" ] || { tap_fail mpath_head_io "no multipath head"; rc=1; return; }
+	q0=$(hctx_queued "$head")
+	fio --name=head --filename=/dev/$head --ioengine=io_uring --hipri=1 \
+		--direct=1 --rw=randwrite --bs=4k --size=16M --iodepth=32 \
+		--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output-format=terse >/tmp/fio-head.out 2>&1
+	frc=$?
+	q1=$(hctx_queued "$head")
+	echo "# mpath head /dev/$head: fio exit $frc, io_poll $(cat /sys/block/$head/queue/io_poll), requests on the paths +$((q1 - q0))"
+	if [ $frc != 0 ]; then
+		tail -5 /tmp/fio-head.out
+		tap_fail mpath_head_io "fio failed ($frc)"
+		rc=1
+	elif [ $((q1 - q0)) -lt 8192 ]; then
+		tap_fail mpath_head_io "only $((q1 - q0)) requests reached the paths"
+		rc=1
+	else
+		tap_ok mpath_head_io
+	fi
+}
