@@ -69,15 +69,25 @@ alloc_counts_stop() {
 	echo >$T/set_ftrace_filter
 }
 
-# starved_run NAME DISK POLLED: fio under churn, then the checks
+# starved_run NAME DISK POLLED: fio under churn; its exit statuses go to
+# /tmp/starved-NAME for starved_report
 starved_run() {
-	local name=$1 disk=$2 polled=$3 frc crc busy
+	local name=$1 disk=$2 polled=$3 frc crc
 	starved_fio "$disk" "$polled" &
 	local fpid=$!
 	starved_churn "$disk"
 	crc=$?
 	wait $fpid
 	frc=$?
+	echo "$frc $crc" >/tmp/starved-$name
+}
+
+# starved_report NAME DISK: the checks, once every run on DISK's tags has
+# ended (with a shared tag set the tags are busy while any device of the
+# set has I/O in flight)
+starved_report() {
+	local name=$1 disk=$2 frc crc busy
+	read -r frc crc </tmp/starved-$name
 	busy=$(tags_busy "$disk")
 	echo "# $name: fio exit $frc, churn $crc, busy tags afterwards $busy"
 	if [ $frc != 0 ]; then
@@ -114,7 +124,9 @@ starved_nullb() {
 	starved_run "nullb_starved_${kind}_polled" "$a" 1 &
 	local p1=$!
 	starved_run "nullb_starved_${kind}_irq" "$b" 0
-	wait $p1 || rc=1
+	wait $p1
+	starved_report "nullb_starved_${kind}_polled" "$a"
+	starved_report "nullb_starved_${kind}_irq" "$b"
 	if run_timed 30 nullb_remove starved_a && run_timed 30 nullb_remove starved_b; then
 		tap_ok "nullb_starved_${kind}_remove"
 	else
@@ -135,6 +147,7 @@ starved_nvme() {
 	[ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ] ||
 		{ tap_skip nvme_starved_polled "/dev/$dev has no poll queues"; return; }
 	starved_run "nvme_starved_polled" "$dev" 1
+	starved_report "nvme_starved_polled" "$dev"
 }
 
 # The share of requests allocated one by one in a tag-starved polled
