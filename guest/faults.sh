@@ -15,6 +15,9 @@ verify_fio() {
 		--output-format=terse >/tmp/fio-$name.out 2>&1
 }
 
+# polled_since DISK N: DISK's poll hctxs have allocated more than N requests
+polled_since() { [ "$(hctx_queued "$1" poll)" -gt "$2" ]; }
+
 # CPU 1 goes offline and comes back four times while polled I/O runs on
 # it: on null_blk with a poll queue for each CPU (the one of CPU 1 goes
 # inactive and is drained; batched allocation must give back what it took
@@ -36,11 +39,7 @@ cpu_offline_polled() {
 	verify_fio cpuoff-nvme "$dev" 16M --cpus_allowed=1 &
 	p2=$!
 	# fio pins itself to CPU 1 when its job starts: only then take it away
-	i=0
-	while [ "$(hctx_queued "$nb" poll)" = "$q0" ] && [ $i -lt 400 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_until 20 polled_since "$nb" "$q0"
 	sleep 0.5
 	for i in 1 2 3 4; do
 		sleep 0.5
@@ -65,12 +64,7 @@ cpu_offline_polled() {
 		why="$busy null_blk tags still busy"
 	fi
 	run_timed 30 nullb_remove cpuoff || why="${why:+$why; }removing the device hung or failed"
-	if [ -n "$why" ]; then
-		tap_fail cpu_offline_polled "$why"
-		rc=1
-	else
-		tap_ok cpu_offline_polled
-	fi
+	tap_result cpu_offline_polled "$why"
 }
 
 # null_blk configuration users get wrong: more poll queues than CPUs are
@@ -124,18 +118,16 @@ nvme_reset_polled() {
 		why="${why:+$why; }fio failed ($frc)"
 	fi
 	[ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ] || why="${why:+$why; }io_poll is no longer 1"
-	if [ -n "$why" ]; then
-		tap_fail nvme_reset_polled "$why"
-		rc=1
-	else
-		tap_ok nvme_reset_polled
-	fi
+	tap_result nvme_reset_polled "$why"
 }
 
 # A task killed with polled I/O in flight on null_blk: its ring goes away
 # with the task, every tag is free afterwards and the device can go.
+not_running() { ! running "$1"; }
+no_busy_tags() { [ "$(tags_busy "$1")" = 0 ]; }
+
 killed_with_polled_io() {
-	local nb p i busy why=
+	local nb p busy why=
 	nb=$(nullb_create killed irqmode=1 size=64 memory_backed=1 poll_queues=1) ||
 		{ tap_fail killed_with_polled_io "could not create a null_blk device"; rc=1; return; }
 	fio --name=killed --thread --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
@@ -144,28 +136,14 @@ killed_with_polled_io() {
 	p=$!
 	sleep 2
 	kill -KILL $p
-	i=0
-	while running $p && [ $i -lt 600 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	running $p && why="the killed task did not exit in 30 s"
+	wait_until 30 not_running $p || why="the killed task did not exit in 30 s"
 	wait $p 2>/dev/null
 	# the ring is torn down by a worker after the task is gone
-	i=0
-	while [ "$(tags_busy "$nb")" != 0 ] && [ $i -lt 600 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_until 30 no_busy_tags "$nb"
 	busy=$(tags_busy "$nb")
 	[ "$busy" = 0 ] || why="${why:+$why; }$busy tags still busy 30 s after the kill"
 	run_timed 30 nullb_remove killed || why="${why:+$why; }removing the device hung or failed"
-	if [ -n "$why" ]; then
-		tap_fail killed_with_polled_io "$why"
-		rc=1
-	else
-		tap_ok killed_with_polled_io
-	fi
+	tap_result killed_with_polled_io "$why"
 }
 
 # I/O through the NVMe multipath head, which 5.10 cannot poll (io_poll=0

@@ -4,6 +4,15 @@
 tap_ok() { echo "ok - $1"; }
 tap_fail() { echo "not ok - $1${2:+: $2}"; }
 tap_skip() { echo "ok - $1 # SKIP $2"; }
+# tap_result NAME WHY: ok if WHY is empty, else not ok with it (and rc=1)
+tap_result() {
+	if [ -z "$2" ]; then
+		tap_ok "$1"
+	else
+		tap_fail "$1" "$2"
+		rc=1
+	fi
+}
 
 # hctx_queued DISK [TYPE]: requests allocated on the hctxs of DISK (and
 # of its hidden multipath paths), only on those of TYPE (e.g. poll) if given
@@ -151,6 +160,18 @@ running() {
 	local st
 	st=$(sed 's/.*) //' /proc/$1/stat 2>/dev/null) || return 1
 	[ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+
+# wait_until SECS CMD...: run CMD every 50 ms until it succeeds (0) or
+# SECS have passed (1)
+wait_until() {
+	local i=0 n=$(($1 * 20))
+	shift
+	until "$@"; do
+		[ $i -ge $n ] && return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
 }
 
 # run_timed SECS CMD...: CMD's exit status, or 124 if it still runs after
