@@ -53,6 +53,16 @@ starved_alloc_counts
 
 # the boot with the NVMe poll queue: what needs it, and the faults
 if [ "$boot" = poll ]; then
+	# io_uring on both CPUs at once: two uring_test runs, one pinned to each
+	echo "== kselftest iopoll: uring_test on CPU 0 and CPU 1 at once"
+	taskset 1 /fp/uring_test >/tmp/ut0.out 2>&1 &
+	p0=$!
+	taskset 2 /fp/uring_test >/tmp/ut1.out 2>&1
+	r1=$?
+	wait $p0
+	r0=$?
+	[ $r0 = 0 ] && [ $r1 = 0 ] || grep -h "^not ok" /tmp/ut0.out /tmp/ut1.out | sed 's/^/# /'
+	tap_result uring_test_on_both_cpus "$([ $r0 = 0 ] && [ $r1 = 0 ] || echo "exit $r0 on CPU 0, $r1 on CPU 1")"
 	plug_large_alloc_counts
 	echo "== faults under polled I/O"
 	cpu_offline_polled
