@@ -79,10 +79,7 @@ nb=$(nullb_create pollchk irqmode=1 size=64 memory_backed=1 poll_queues=1 2>/dev
 case $? in
 0)
 	q0=$(hctx_queued "$nb" poll)
-	fio --name=nullb-hipri-verify --filename=/dev/$nb --ioengine=io_uring \
-		--hipri=1 --direct=1 --rw=randwrite --bs=4k --size=8M --iodepth=16 \
-		--verify=crc32c --verify_fatal=1 --do_verify=1 \
-		--output-format=terse >/tmp/fio-nb.out 2>&1
+	fio_verify nb "$nb" 1 --size=8M --iodepth=16
 	frc=$?
 	q1=$(hctx_queued "$nb" poll)
 	echo "# fio exit $frc, /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll), poll hctx queued +$((q1 - q0)) (>= 4096)"
@@ -109,17 +106,14 @@ if [ -z "$dev" ] || [ "$(cat /sys/block/$dev/queue/io_poll)" != 1 ]; then
 fi
 echo "== fio io_uring hipri verify on /dev/$dev"
 q0=$(hctx_queued "$dev" poll) i0=$(nvme_irqs)
-fio --name=hipri-verify --filename=/dev/$dev --ioengine=io_uring --hipri=1 \
-	--direct=1 --rw=randwrite --bs=4k --size=16M --iodepth=32 \
-	--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 \
-	--verify=crc32c --verify_fatal=1 --do_verify=1 --output-format=terse \
-	--terse-version=3 >/tmp/fio.out 2>&1
+fio_verify hipri "$dev" 1 --size=16M --iodepth=32 --iodepth_batch_submit=8 \
+	--iodepth_batch_complete_min=1
 frc=$?
 q1=$(hctx_queued "$dev" poll) i1=$(nvme_irqs)
 ios=$((2 * 16 * 1024 / 4))
 echo "# fio exit $frc, poll hctx queued +$((q1 - q0)) (>= $ios), nvme irqs +$((i1 - i0))"
 if [ $frc != 0 ]; then
-	cat /tmp/fio.out
+	cat /tmp/fio-hipri.out
 	tap_fail fio_hipri_verify "fio failed ($frc)"
 	rc=1
 elif [ $((q1 - q0)) -lt $ios ] || [ $((i1 - i0)) -gt $((ios / 32)) ]; then

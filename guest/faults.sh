@@ -3,16 +3,13 @@
 # ends with its I/O verified, every tag free and the device removable.
 # Sets rc=1 on a failure.
 
-# verify_fio NAME DEV SIZE [FIO-OPTIONS...]: polled 4k random writes then
-# a crc32c verify read on /dev/DEV, QD 64 submitted 32 at a time
+# verify_fio NAME DEV SIZE [FIO-OPTIONS...]: polled write+verify, QD 64
+# submitted 32 at a time
 verify_fio() {
 	local name=$1 dev=$2 size=$3
 	shift 3
-	fio --name="$name" --filename=/dev/$dev --ioengine=io_uring --hipri=1 \
-		--direct=1 --rw=randwrite --bs=4k --size="$size" --iodepth=64 \
-		--iodepth_batch_submit=32 --iodepth_batch_complete_min=1 \
-		--verify=crc32c --verify_fatal=1 --do_verify=1 "$@" \
-		--output-format=terse >/tmp/fio-$name.out 2>&1
+	fio_verify "$name" "$dev" 1 --size="$size" --iodepth=64 \
+		--iodepth_batch_submit=32 --iodepth_batch_complete_min=1 "$@"
 }
 
 # polled_since DISK N: DISK's poll hctxs have allocated more than N requests
@@ -75,7 +72,7 @@ nullb_bad_config() {
 	cpus=$(grep -c ^processor /proc/cpuinfo)
 	nb=$(nullb_create badcfg size=16 poll_queues=64) ||
 		{ tap_fail nullb_poll_queues_over_cpus "could not create the device"; rc=1; return; }
-	n=$(nvme_hctxs "$nb" poll)
+	n=$(hctx_count "$nb" poll)
 	if [ "$n" = "$cpus" ] && [ "$(cat /sys/block/$nb/queue/io_poll)" = 1 ]; then
 		tap_ok nullb_poll_queues_over_cpus
 	else
@@ -84,7 +81,7 @@ nullb_bad_config() {
 	fi
 	out=$( (echo 1 >$d/poll_queues) 2>&1) && why="the write succeeded"
 	case $out in *busy*) ;; *) why="${why:-$out}" ;; esac
-	[ "$(nvme_hctxs "$nb" poll)" = "$n" ] || why="poll hctxs changed"
+	[ "$(hctx_count "$nb" poll)" = "$n" ] || why="poll hctxs changed"
 	if [ -z "$why" ]; then
 		tap_ok nullb_poll_queues_live_ebusy
 	else
@@ -158,11 +155,8 @@ mpath_head_io() {
 	head=${head##*/}
 	[ -n "$head" ] || { tap_fail mpath_head_io "no multipath head"; rc=1; return; }
 	q0=$(hctx_queued "$head")
-	fio --name=head --filename=/dev/$head --ioengine=io_uring --hipri=0 \
-		--direct=1 --rw=randwrite --bs=4k --size=8M --iodepth=32 \
-		--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 \
-		--verify=crc32c --verify_fatal=1 --do_verify=1 \
-		--output-format=terse >/tmp/fio-head.out 2>&1
+	fio_verify head "$head" 0 --size=8M --iodepth=32 --iodepth_batch_submit=8 \
+		--iodepth_batch_complete_min=1
 	f1=$?
 	fio --name=head2 --filename=/dev/$head --ioengine=pvsync2 --hipri=1 \
 		--direct=1 --rw=randwrite --bs=4k --size=2M --offset=8M \

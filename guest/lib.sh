@@ -33,8 +33,8 @@ nvme_irqs() {
 	awk '/nvme/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts
 }
 
-# nvme_hctxs DISK TYPE: how many hctxs of TYPE (default, read, poll) DISK has
-nvme_hctxs() {
+# hctx_count DISK TYPE: how many hctxs of TYPE (default, read, poll) DISK has
+hctx_count() {
 	local n=0 h
 	for h in /sys/kernel/debug/block/$1/hctx*; do
 		[ "$(cat "$h/type" 2>/dev/null)" = "$2" ] && n=$((n + 1))
@@ -55,7 +55,7 @@ devices_check() {
 			tap_fail dev_nvme "no plain NVMe namespace"
 			rc=1
 		elif [ $1 = nopoll ]; then
-			n=$(nvme_hctxs "$d" poll)
+			n=$(hctx_count "$d" poll)
 			if [ "$n" = 0 ] && [ "$(cat /sys/block/$d/queue/io_poll)" = 0 ]; then
 				tap_ok dev_nvme_without_poll_queues
 			else
@@ -63,7 +63,7 @@ devices_check() {
 				rc=1
 			fi
 		else
-			n=$(nvme_hctxs "$d" poll)
+			n=$(hctx_count "$d" poll)
 			if [ "$n" -ge 1 ] && [ "$(cat /sys/block/$d/queue/io_poll)" = 1 ]; then
 				tap_ok dev_nvme_poll_queues
 			else
@@ -172,6 +172,17 @@ wait_until() {
 		sleep 0.05
 		i=$((i + 1))
 	done
+}
+
+# fio_verify NAME DEV HIPRI FIO-OPTIONS...: 4k random writes then a crc32c
+# verify read on /dev/DEV through io_uring (polled if HIPRI is 1), sized
+# and queued by FIO-OPTIONS; fio's output goes to /tmp/fio-NAME.out
+fio_verify() {
+	local name=$1 dev=$2 hipri=$3
+	shift 3
+	fio --name="$name" --filename=/dev/$dev --ioengine=io_uring --hipri="$hipri" \
+		--direct=1 --rw=randwrite --bs=4k --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 "$@" --output-format=terse >/tmp/fio-$name.out 2>&1
 }
 
 # run_timed SECS CMD...: CMD's exit status, or 124 if it still runs after

@@ -21,12 +21,9 @@ tags_busy() {
 # to each CPU, each on its own half of the 16 MiB, so that both CPUs
 # allocate from the same tags at once.
 starved_fio() {
-	fio --name=starved --filename=/dev/$1 --ioengine=io_uring --hipri=$2 \
-		--direct=1 --rw=randwrite --bs=4k --size=8M --offset_increment=8M \
+	fio_verify "$1" "$1" "$2" --size=8M --offset_increment=8M \
 		--numjobs=2 --cpus_allowed=0-1 --cpus_allowed_policy=split \
-		--iodepth=64 --iodepth_batch_submit=32 --iodepth_batch_complete_min=1 \
-		--verify=crc32c --verify_fatal=1 --do_verify=1 \
-		--output-format=terse >/tmp/fio-$1.out 2>&1
+		--iodepth=64 --iodepth_batch_submit=32 --iodepth_batch_complete_min=1
 }
 
 # a scheduler set and unset, and nr_requests changed, while fio runs;
