@@ -175,6 +175,7 @@ label_commit() {
 	case $1 in
 	base) git --git-dir="$FP_GIT" rev-parse base ;;
 	patched) series_commit ;;
+	tree) git -C "$FP_TOP/tree" rev-parse HEAD ;; # work in progress: tree/'s HEAD
 	p[0-9]*)
 		n=${1#p}
 		top=$(series_commit)
@@ -183,6 +184,6 @@ label_commit() {
 		git --git-dir="$FP_GIT" rev-parse "$top~$((total - n))"
 		;;
 	mainline) git --git-dir="$FP_GIT" rev-parse "$("$FP_TOP/scripts/fetch-ref.sh")^{commit}" ;;
-	*) die "unknown label '$1' (base, patched, pN or mainline)" ;;
+	*) die "unknown label '$1' (base, patched, pN, tree or mainline)" ;;
 	esac
 }
