@@ -2,10 +2,11 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check bench tree export build fetch vm clean
+.PHONY: help check lint bench tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
+	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
 	@echo "make tree    git work tree of base + patches/ in tree/"
 	@echo "make export  write tree/'s commits back to patches/"
@@ -14,6 +15,10 @@ help:
 
 check:
 	scripts/check.sh
+
+lint:
+	scripts/lint-queue.sh
+	scripts/allmod-check.sh $(LABEL)
 
 bench:
 	LABELS="$(LABELS)" REF="$(REF)" scripts/bench.sh

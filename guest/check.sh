@@ -9,6 +9,8 @@ rc=0
 boot=${1:-poll}
 . /fp/starved.sh
 . /fp/faults.sh
+. /fp/mpath.sh
+. /fp/biopoll.sh
 
 echo "== devices of the $boot boot"
 devices_check "$boot"
@@ -69,8 +71,21 @@ if [ "$boot" = poll ]; then
 	nvme_reset_polled
 	killed_with_polled_io
 	nullb_bad_config
+	echo "== bio-based polling: RCU lifetime, files, split I/O"
+	pdev=$(nvme_plain) || pdev=
+	if [ -n "$pdev" ]; then
+		polled_rcu_stress "$pdev"
+		polled_file_dio "$pdev"
+		io_poll_toggle_under_io
+	else
+		tap_fail polled_rcu_stress "no plain NVMe namespace"
+		rc=1
+	fi
 fi
-[ "$boot" = mpath ] && mpath_head_io
+if [ "$boot" = mpath ]; then
+	mpath_head_io
+	mpath_polled
+fi
 
 # null_blk poll queues, where the kernel has them: a memory-backed device,
 # a fio hipri write+verify that must have run on its poll hctx.
