@@ -118,21 +118,42 @@ polled_file_dio() {
 	umount /mnt/fp
 }
 
-# io_poll switched off and on while polled I/O runs: each switch freezes
-# the queue, so the polled bios in flight are polled to completion first
-# (without the freeze they would wait on a queue nobody polls any more)
+# busy tags on the poll hctxs of $1
+poll_tags_busy() {
+	local s=0 h b
+	for h in /sys/kernel/debug/block/$1/hctx*; do
+		[ "$(cat "$h/type" 2>/dev/null)" = poll ] || continue
+		b=$(sed -n 's/^busy=//p' "$h/tags" | head -1)
+		s=$((s + ${b:-0}))
+	done
+	echo $s
+}
+
+# io_poll switched off and on while polled I/O runs.  Each switch freezes
+# the queue, so the polled requests in flight are polled to completion
+# before the flag goes: a second after io_poll=0 no request may sit on a
+# poll hctx (without the freeze they wait there, unpolled, until io_poll
+# comes back or they time out), and the I/O goes on by interrupt.
 io_poll_toggle_under_io() {
-	local nb pid i why= frc
+	local nb pid i why= frc stuck q0
 	nb=$(nullb_create tog irqmode=1 size=32 memory_backed=1 poll_queues=1) ||
 		{ tap_fail io_poll_toggle_under_io "could not create a null_blk device"; rc=1; return; }
-	fio_verify tog "$nb" 1 --size=16M --iodepth=32 --iodepth_batch_submit=8 \
-		--iodepth_batch_complete_min=1 &
+	q0=$(hctx_queued "$nb" poll)
+	fio --name=tog --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
+		--rw=randread --bs=4k --iodepth=32 --time_based --runtime=8 \
+		--output-format=terse >/tmp/fio-tog.out 2>&1 &
 	pid=$!
-	for i in 1 2 3 4 5 6; do
-		sleep 0.5
-		echo $((i % 2 ? 0 : 1)) >/sys/block/$nb/queue/io_poll ||
-			why="${why:+$why; }io_poll write $i failed"
+	wait_until 20 polled_since "$nb" "$q0" || why="no polled I/O started"
+	for i in 1 2 3; do
+		sleep 0.3
+		echo 0 >/sys/block/$nb/queue/io_poll || why="${why:+$why; }io_poll=0 write $i failed"
+		sleep 1
+		stuck=$(poll_tags_busy "$nb")
+		echo "# io_poll=0 ($i): $stuck requests on the poll hctx after 1 s, all hctxs queued $(hctx_queued "$nb")"
+		[ "$stuck" = 0 ] || why="${why:+$why; }$stuck requests left on the poll hctx 1 s after io_poll=0"
+		echo 1 >/sys/block/$nb/queue/io_poll || why="${why:+$why; }io_poll=1 write $i failed"
 	done
+	running $pid || why="${why:+$why; }fio ended before the last switch"
 	wait_until 120 not_running $pid || why="${why:+$why; }fio still running 120 s later"
 	wait $pid
 	frc=$?
