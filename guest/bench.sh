@@ -1,8 +1,11 @@
-# make bench, in the guest: sh bench.sh MODE RUNS SECONDS
+# make bench, in the guest: sh bench.sh MODE RUNS SECONDS [SET]
 # Prints "RESULT <probe> <value> <unit>" for each run of each probe, and
 # "NOTE <probe> <text>" where a probe runs differently on this kernel.
+# SET: main (default), or the multipath boots: "mpath" (the head of a
+# two-controller subsystem) and "mpath-single" (the same subsystem with
+# nvme_core.multipath=N: one controller's namespace, no head).
 . /fp/lib.sh
-mode=$1 runs=$2 secs=$3
+mode=$1 runs=$2 secs=$3 set=${4:-main}
 
 # run PROBE COMMAND...: RUNS times, the result renamed PROBE.  A run
 # that raised NVMe interrupts was not polled: under icount its rate means
@@ -20,6 +23,25 @@ run() {
 		echo "$out"
 	done
 }
+
+# polled 4k randread through the multipath head, and on one path alone
+if [ "$set" = mpath ] || [ "$set" = mpath-single ]; then
+	if [ "$set" = mpath ]; then
+		probe=mpath-head-4k
+		d=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
+	else
+		probe=mpath-single-4k
+		d=$(ls -d /sys/block/nvme*n* 2>/dev/null | head -1)
+	fi
+	d=${d##*/}
+	if [ -n "$d" ] && [ "$(cat /sys/block/$d/queue/io_poll)" = 1 ]; then
+		echo "# $probe on /dev/$d"
+		run $probe /fp/fp-bench uring /dev/$d 4096 128 32 32 "$secs" poll
+	else
+		echo "NOTE $probe /dev/$d cannot poll (io_poll=0): not measured"
+	fi
+	exit 0
+fi
 
 # nops: pure io_uring cost
 for b in 1 8 32; do

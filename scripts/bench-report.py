@@ -116,6 +116,15 @@ for probe in notes:
     for n in notes[probe]:
         print(f"note: {probe}: {n}")
 
+# the multipath head against one path of the same subsystem, per label
+for mode in ("icount", "wall"):
+    for label in labels:
+        h = rows.get(("mpath-head-4k", mode, label))
+        p = rows.get(("mpath-single-4k", mode, label))
+        if h and p:
+            r = statistics.median(h) / statistics.median(p)
+            print(f"multipath head / one path ({mode}, {label}): {r:.3f}")
+
 with open(os.path.join(out, "ratios.dat"), "w") as f:
     for probe, by in chart.items():
         f.write(f"{probe} {by.get('icount', 0):.4f} {by.get('wall', 0):.4f}\n")

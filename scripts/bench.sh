@@ -4,7 +4,8 @@
 # one table with patched/base ratios.  Results: results/<date>-<hash>/.
 #   LABELS  kernels, first is the reference (default: "base patched")
 #   MODES   icount and/or wall (default: "icount wall")
-#   RUNS    runs per probe per boot in icount mode (default: 3)
+#   RUNS    runs per probe per boot in icount mode (default: 3; the
+#           multipath head and one-path probes run at least 5)
 #   ROUNDS  boots per label in wall mode, in pairs whose order flips
 #           every round: A B, B A, A B, ... (default: 5)
 #   SECS    seconds of guest time per run (default: 1)
@@ -15,6 +16,7 @@
 read -r -a labels <<<"${LABELS:-base patched}"
 read -r -a modes <<<"${MODES:-icount wall}"
 runs=${RUNS:-3} rounds=${ROUNDS:-5} secs=${SECS:-1}
+mruns=$((runs < 5 ? 5 : runs))
 labels_series=("${labels[@]}")
 case ${REF:-} in
 "") ;;
@@ -47,15 +49,21 @@ gcc -O2 -Wall -static -o "$out/guest/fp-bench" "$FP_TOP/probes/fp-bench.c"
 printf 'probe\tmode\tlabel\tround\tvalue\tunit\n' >"$out/summary.tsv"
 : >"$out/notes.txt"
 
-# boot LABEL MODE ROUND RUNS: one guest running every probe
+# boot LABEL MODE ROUND RUNS [SET]: one guest running every probe of SET
+# (main; mpath and mpath-single: the multipath head and one path of the
+# same two-controller subsystem)
 boot() {
-	local l=$1 mode=$2 round=$3 n=$4 logf=$out/$1-$2-$3.log
+	local l=$1 mode=$2 round=$3 n=$4 set=${5:-main} logf=$out/$1-$2-$3${5:+-$5}.log
 	local opts=(--label "$l" --files "$out/guest" --log "$logf" --poll-queues 1
 		--nullb "nr_devices=0" --mem 1536)
 	[[ $mode == icount ]] && opts+=(--icount)
-	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/bench.sh "$mode" "$n" "$secs" ||
+	case $set in
+	mpath) opts+=(--mpath) ;;
+	mpath-single) opts+=(--mpath --append "nvme_core.multipath=N") ;;
+	esac
+	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/bench.sh "$mode" "$n" "$secs" "$set" ||
 		{ log "guest $l $mode $round failed: $logf"; return 1; }
-	cp "$logf.cmd" "$out/$l-$mode.qemu-cmd"
+	cp "$logf.cmd" "$out/$l-$mode${5:+-$5}.qemu-cmd"
 	sed -n 's/^FASTPATH-START: //p' "$logf" >"$out/$l.uname"
 	awk -v l="$l" -v m="$mode" -v r="$round" \
 		'/^RESULT / { printf "%s\t%s\t%s\t%s\t%s\t%s\n", $2, m, l, r, $3, $4 }' \
@@ -68,6 +76,12 @@ for mode in "${modes[@]}"; do
 	icount)
 		for l in "${labels[@]}"; do
 			stage "icount: $l" boot "$l" icount 1 "$runs" || die "bench guest failed"
+			# the multipath pair runs on the emulated NVMe, whose
+			# completions vary from run to run: at least 5 runs each
+			stage "icount: $l, multipath head" boot "$l" icount 1 "$mruns" mpath ||
+				die "bench guest failed"
+			stage "icount: $l, one path" boot "$l" icount 1 "$mruns" mpath-single ||
+				die "bench guest failed"
 		done
 		;;
 	wall)
