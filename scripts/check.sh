@@ -93,11 +93,11 @@ for label in "${labels[@]}"; do
 	fi
 	stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 1 "${dbg[@]}" ||
 		failures+=("$label poll")
-	# the debug kernel runs the poll and the starved boots, the rest
-	# would not fit CI's time
+	# the debug kernel runs the poll, multipath (path loss under KASAN)
+	# and starved boots, the rest would not fit CI's time
+	stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 "${dbg[@]}" ||
+		failures+=("$label mpath")
 	if ((${#dbg[@]} == 0)); then
-		stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 ||
-			failures+=("$label mpath")
 		stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
 			failures+=("$label nopoll")
 	fi
