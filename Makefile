@@ -2,11 +2,12 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check lint bench tree export build fetch vm clean
+.PHONY: help check lint bisect-check bench tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
+	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
 	@echo "make tree    git work tree of base + patches/ in tree/"
 	@echo "make export  write tree/'s commits back to patches/"
@@ -15,6 +16,9 @@ help:
 
 check:
 	scripts/check.sh
+
+bisect-check:
+	scripts/bisect-check.sh $(FROM) $(TO)
 
 lint:
 	scripts/lint-queue.sh

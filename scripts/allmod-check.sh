@@ -57,7 +57,7 @@ tree_for() { # NAME COMMIT ARCH
 		git -C "$dir" checkout -q -f --detach "$c" >&2
 	fi
 	if [[ $(cat "$dir/.fp-allmod" 2>/dev/null) != "$c $arch" ]]; then
-		log "allmodconfig $arch in $1 ($(git -C "$dir" rev-parse --short=12 HEAD))"
+		log "allmodconfig $arch in $1 ($(git -C "$dir" rev-parse --short=12 HEAD))" >&2
 		make -s -C "$dir" ARCH="$arch" CROSS_COMPILE="$cross" allmodconfig >&2
 		# plugins need the cross compilers' plugin headers; the checks
 		# here do not depend on them
@@ -83,7 +83,7 @@ compile() { # DIR ARCH OBJ
 		printf '%s\n' "$out" | grep -E 'error|Error' | head -20 >&2
 		return 1
 	fi
-	printf '%s\n' "$out" | grep -E 'warning:' | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u
+	printf '%s\n' "$out" | { grep -E 'warning:' || true; } | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u
 }
 
 bad=0 built=0

@@ -18,6 +18,9 @@ for f in "$@"; do
 	frags+=("$f")
 	dirname+=+$(basename "$f" .config)
 done
+# FP_BUILD_DIRNAME: build in build/<that> instead (scripts/bisect-check.sh
+# builds every patch of the series in one directory)
+dirname=${FP_BUILD_DIRNAME:-$dirname}
 FP_PREFIX="[$dirname] "
 
 need_pkgs "${FP_PKGS_BUILD[@]}"
