@@ -76,6 +76,7 @@ if [ "$boot" = poll ]; then
 	if [ -n "$pdev" ]; then
 		polled_rcu_stress "$pdev"
 		polled_file_dio "$pdev"
+		dsync_polled_write "$pdev"
 		io_poll_toggle_under_io
 	else
 		tap_fail polled_rcu_stress "no plain NVMe namespace"
