@@ -118,16 +118,6 @@ polled_file_dio() {
 	umount /mnt/fp
 }
 
-# busy tags on the poll hctxs of $1
-poll_tags_busy() {
-	local s=0 h b
-	for h in /sys/kernel/debug/block/$1/hctx*; do
-		[ "$(cat "$h/type" 2>/dev/null)" = poll ] || continue
-		b=$(sed -n 's/^busy=//p' "$h/tags" | head -1)
-		s=$((s + ${b:-0}))
-	done
-	echo $s
-}
 
 # io_poll switched off and on while polled I/O runs.  Each switch freezes
 # the queue, so the polled requests in flight are polled to completion
@@ -148,7 +138,7 @@ io_poll_toggle_under_io() {
 		sleep 0.3
 		echo 0 >/sys/block/$nb/queue/io_poll || why="${why:+$why; }io_poll=0 write $i failed"
 		sleep 1
-		stuck=$(poll_tags_busy "$nb")
+		stuck=$(tags_busy "$nb" poll)
 		echo "# io_poll=0 ($i): $stuck requests on the poll hctx after 1 s, all hctxs queued $(hctx_queued "$nb")"
 		[ "$stuck" = 0 ] || why="${why:+$why; }$stuck requests left on the poll hctx 1 s after io_poll=0"
 		echo 1 >/sys/block/$nb/queue/io_poll || why="${why:+$why; }io_poll=1 write $i failed"

@@ -148,8 +148,7 @@ killed_with_polled_io() {
 # reach the paths and verify.  (guest/mpath.sh proves the polling.)
 mpath_head_io() {
 	local head q0 q1 f1 f2
-	head=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
-	head=${head##*/}
+	head=$(mpath_head)
 	[ -n "$head" ] || { tap_fail mpath_head_io "no multipath head"; rc=1; return; }
 	q0=$(hctx_queued "$head")
 	fio_verify head "$head" 0 --size=8M --iodepth=32 --iodepth_batch_submit=8 \

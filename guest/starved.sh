@@ -5,11 +5,13 @@
 # Afterwards every tag must be free, the queue must freeze promptly and
 # the device must go away.  Sets rc=1 on a failure.
 
-# tags_busy DISK: busy tags and sched_tags over all hctxs of DISK
+# tags_busy DISK [TYPE]: busy tags and sched_tags over all hctxs of DISK
+# (only the hctxs of TYPE: default, read, poll)
 tags_busy() {
 	local s=0 f b
 	for f in /sys/kernel/debug/block/$1/hctx*/tags /sys/kernel/debug/block/$1/hctx*/sched_tags; do
 		[ -f "$f" ] || continue
+		[ -z "$2" ] || [ "$(cat "${f%/*}/type" 2>/dev/null)" = "$2" ] || continue
 		b=$(sed -n 's/^busy=//p' "$f" | head -1)
 		s=$((s + ${b:-0}))
 	done
