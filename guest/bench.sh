@@ -28,12 +28,12 @@ run() {
 if [ "$set" = mpath ] || [ "$set" = mpath-single ]; then
 	if [ "$set" = mpath ]; then
 		probe=mpath-head-4k
-		d=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
+		d=$(mpath_head)
 	else
 		probe=mpath-single-4k
 		d=$(ls -d /sys/block/nvme*n* 2>/dev/null | head -1)
+		d=${d##*/}
 	fi
-	d=${d##*/}
 	if [ -n "$d" ] && [ "$(cat /sys/block/$d/queue/io_poll)" = 1 ]; then
 		echo "# $probe on /dev/$d"
 		run $probe /fp/fp-bench uring /dev/$d 4096 128 32 32 "$secs" poll

@@ -205,3 +205,10 @@ run_timed() {
 	done
 	wait $pid
 }
+
+# mpath_head: the NVMe multipath head (nvmeXnY; its paths are nvmeXcZnY)
+mpath_head() {
+	local h
+	h=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
+	echo "${h##*/}"
+}

@@ -4,12 +4,6 @@
 # it was sent to: polling is proven on the paths' poll hctxs (queued
 # grows, NVMe interrupts stay flat).
 
-mpath_head() {
-	local h
-	h=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
-	echo "${h##*/}"
-}
-
 # the path disks of head $1, one per line
 mpath_paths() {
 	local d
