@@ -41,6 +41,8 @@ if [ "$boot" = starved ]; then
 	echo "== tag-starved I/O (shared tags, short NVMe queues)"
 	starved_nullb
 	starved_nvme
+	echo "== batched polled completion on a shared tag set"
+	shared_tags_batched
 	exit $rc
 fi
 

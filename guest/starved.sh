@@ -228,3 +228,86 @@ plug_large_alloc_counts() {
 		tap_ok $name
 	fi
 }
+
+# hctx_active DISK: the requests DISK's hctxs count as active on a shared
+# tag set (debugfs hctx*/active: what hctx_may_queue() divides the tags by)
+hctx_active() {
+	local s=0 f v
+	for f in /sys/kernel/debug/block/$1/hctx*/active; do
+		[ -f "$f" ] || continue
+		v=$(cat "$f")
+		s=$((s + ${v:-0}))
+	done
+	echo $s
+}
+
+# Batched polled completion on a shared tag set (the starved boot: one
+# null_blk tag set, 8 tags per hardware queue, for all devices).  Polled
+# io_uring reads on two devices at once, 32 in flight on each: the two
+# poll hardware queues share 8 tags, 4 each while both are busy, so
+# io_uring's NOWAIT allocations fail, and its io-wq workers issue those
+# reads and sleep for a tag.  Every tag of the poll hardware queue is
+# freed by a poller's completion batch, so the sleepers depend on the
+# batches' wake-ups: both runs must end within 2 minutes, with batches
+# (blk_mq_end_request_batch() calls) and sleeping workers
+# (io_wq_worker_sleeping() calls); afterwards no tag is busy and no
+# request still counts as active (a batch that forgot to count its
+# requests out starves its queue: mainline's block/005 hang).
+shared_tags_batched() {
+	local name=nullb_shared_tags_batched a b pa prc src d waits batches busy act
+	[ "$(cat /sys/module/null_blk/parameters/shared_tags 2>/dev/null)" = Y ] ||
+		{ tap_skip $name "null_blk.shared_tags is not set"; return; }
+	a=$(nullb_create shb_a irqmode=1 size=64 memory_backed=1 poll_queues=1 2>/dev/null)
+	case $? in
+	0) ;;
+	2) tap_skip $name "null_blk has no poll_queues attribute"; return ;;
+	*) tap_fail $name "could not create a null_blk device"; rc=1; return ;;
+	esac
+	b=$(nullb_create shb_b irqmode=1 size=64 memory_backed=1 poll_queues=1 2>/dev/null) ||
+		{ tap_fail $name "second device"; rc=1; nullb_remove shb_a; return; }
+	for d in $a $b; do
+		fio --name=fill --filename=/dev/$d --rw=write --bs=1M --size=16M \
+			--direct=1 --ioengine=psync >/dev/null 2>&1
+	done
+	echo io_wq_worker_sleeping >$T/set_ftrace_filter &&
+		echo blk_mq_end_request_batch >>$T/set_ftrace_filter 2>/dev/null
+	echo 0 >$T/function_profile_enabled
+	echo 1 >$T/function_profile_enabled
+	shb_fio() {
+		run_timed 120 fio --name=shb-$1 --filename=/dev/$1 --ioengine=io_uring \
+			--hipri=1 --direct=1 --rw=randread --bs=4k --size=16M \
+			--iodepth=32 --iodepth_batch_submit=8 --iodepth_batch_complete_min=8 \
+			--number_ios=20000 >/tmp/fio-shb-$1.out 2>&1
+	}
+	shb_fio "$a" &
+	pa=$!
+	shb_fio "$b"
+	src=$?
+	wait $pa
+	prc=$?
+	echo 0 >$T/function_profile_enabled
+	set -- $(cat $T/trace_stat/function* 2>/dev/null | awk '
+		$1 == "io_wq_worker_sleeping" { w += $2 }
+		$1 == "blk_mq_end_request_batch" { b += $2 }
+		END { print w + 0, b + 0 }')
+	echo >$T/set_ftrace_filter
+	waits=$1 batches=$2
+	busy=$(($(tags_busy "$a") + $(tags_busy "$b")))
+	act=$(($(hctx_active "$a") + $(hctx_active "$b")))
+	echo "# fio exit $prc and $src; $batches batches, $waits io-wq sleeps; afterwards $busy tags busy, $act requests active"
+	if [ $prc != 0 ] || [ $src != 0 ]; then
+		tail -3 /tmp/fio-shb-$a.out /tmp/fio-shb-$b.out | sed 's/^/# /'
+		tap_fail $name "fio failed or hung (exit $prc, $src)"
+		rc=1
+	elif [ "$batches" = 0 ] || [ "$waits" = 0 ]; then
+		tap_fail $name "no batched completion ($batches) or no io-wq worker slept ($waits)"
+		rc=1
+	elif [ "$busy" != 0 ] || [ "$act" != 0 ]; then
+		tap_fail $name "$busy tags busy, $act requests still active"
+		rc=1
+	else
+		tap_ok $name
+	fi
+	run_timed 30 nullb_remove shb_a && run_timed 30 nullb_remove shb_b ||
+		{ tap_fail ${name}_remove "removing the devices hung or failed"; rc=1; }
+}
