@@ -42,31 +42,43 @@ starved_churn() {
 	return 0
 }
 
+T=/sys/kernel/tracing
+
+# fprof_start FUNC...: ftrace's function profiler on the FUNCs, counts
+# reset; fails without the profiler or when the first FUNC cannot be
+# traced (the others may be absent from this kernel)
+fprof_start() {
+	local f
+	[ -f $T/function_profile_enabled ] || return 1
+	echo "$1" >$T/set_ftrace_filter || return 1
+	shift
+	for f in "$@"; do
+		echo "$f" >>$T/set_ftrace_filter 2>/dev/null
+	done
+	echo 0 >$T/function_profile_enabled
+	echo 1 >$T/function_profile_enabled
+}
+
+# fprof_stop FUNC...: stop the profiler; prints each FUNC's calls, summed
+# over the CPUs, in the order given
+fprof_stop() {
+	echo 0 >$T/function_profile_enabled
+	cat $T/trace_stat/function* 2>/dev/null | awk -v fs="$*" '
+		BEGIN { n = split(fs, f, " ") }
+		{ c[$1] += $2 }
+		END { for (i = 1; i <= n; i++) printf "%d%s", c[f[i]], i < n ? " " : "\n" }'
+	echo >$T/set_ftrace_filter
+}
+
 # ftrace's function profiler on the tag allocators: calls of
 # fp_blk_mq_alloc_one_by_one() (a hook of the harness, harness/5.10) are
 # requests allocated one by one, calls of blk_mq_get_tag() are attempts
 # to (with NOWAIT, io_uring's, they fail when the tags run out), calls of
 # blk_mq_get_tags() are batch allocations (absent before the series)
-T=/sys/kernel/tracing
-alloc_counts_start() {
-	[ -f $T/function_profile_enabled ] || return 1
-	echo fp_blk_mq_alloc_one_by_one >$T/set_ftrace_filter || return 1
-	echo blk_mq_get_tag >>$T/set_ftrace_filter || return 1
-	echo blk_mq_get_tags >>$T/set_ftrace_filter 2>/dev/null
-	echo 0 >$T/function_profile_enabled
-	echo 1 >$T/function_profile_enabled
-}
-
+ALLOC_FUNCS="fp_blk_mq_alloc_one_by_one blk_mq_get_tag blk_mq_get_tags"
+alloc_counts_start() { fprof_start $ALLOC_FUNCS; }
 # prints "ONE_BY_ONE ATTEMPTS BATCH_CALLS"
-alloc_counts_stop() {
-	echo 0 >$T/function_profile_enabled
-	cat $T/trace_stat/function* 2>/dev/null | awk '
-		$1 == "fp_blk_mq_alloc_one_by_one" { o += $2 }
-		$1 == "blk_mq_get_tag" { a += $2 }
-		$1 == "blk_mq_get_tags" { b += $2 }
-		END { print o + 0, a + 0, b + 0 }'
-	echo >$T/set_ftrace_filter
-}
+alloc_counts_stop() { fprof_stop $ALLOC_FUNCS; }
 
 # starved_run NAME DISK POLLED: fio under churn; its exit statuses go to
 # /tmp/starved-NAME for starved_report
@@ -269,10 +281,8 @@ shared_tags_batched() {
 		fio --name=fill --filename=/dev/$d --rw=write --bs=1M --size=16M \
 			--direct=1 --ioengine=psync >/dev/null 2>&1
 	done
-	echo io_wq_worker_sleeping >$T/set_ftrace_filter &&
-		echo blk_mq_end_request_batch >>$T/set_ftrace_filter 2>/dev/null
-	echo 0 >$T/function_profile_enabled
-	echo 1 >$T/function_profile_enabled
+	fprof_start io_wq_worker_sleeping blk_mq_end_request_batch ||
+		{ tap_fail $name "no ftrace function profiler"; rc=1; return; }
 	shb_fio() {
 		run_timed 120 fio --name=shb-$1 --filename=/dev/$1 --ioengine=io_uring \
 			--hipri=1 --direct=1 --rw=randread --bs=4k --size=16M \
@@ -285,12 +295,7 @@ shared_tags_batched() {
 	src=$?
 	wait $pa
 	prc=$?
-	echo 0 >$T/function_profile_enabled
-	set -- $(cat $T/trace_stat/function* 2>/dev/null | awk '
-		$1 == "io_wq_worker_sleeping" { w += $2 }
-		$1 == "blk_mq_end_request_batch" { b += $2 }
-		END { print w + 0, b + 0 }')
-	echo >$T/set_ftrace_filter
+	set -- $(fprof_stop io_wq_worker_sleeping blk_mq_end_request_batch)
 	waits=$1 batches=$2
 	busy=$(($(tags_busy "$a") + $(tags_busy "$b")))
 	act=$(($(hctx_active "$a") + $(hctx_active "$b")))
