@@ -2,13 +2,17 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check lint bisect-check bench tree export build fetch vm clean
+.PHONY: help check check-deb deb mail lint bisect-check bench tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
+	@echo "make deb     Debian packages of the patched kernel in results/deb/ (DEB_CONFIG=debian|qemu)"
+	@echo "make check-deb  install the packages in a Debian 11 guest, boot it, run fio hipri there"
+	@echo "make mail    the send-ready mails in outgoing/, checked with git send-email --dry-run"
+	@echo "             (BASE_VERSION=5.10.223 on check, build, bench: the older pin and its queue)"
 	@echo "make tree    git work tree of base + patches/ in tree/"
 	@echo "make export  write tree/'s commits back to patches/"
 	@echo "make build   build one kernel (LABEL=$(LABEL): base, patched, pN)"
@@ -16,6 +20,16 @@ help:
 
 check:
 	scripts/check.sh
+
+DEB_CONFIG ?= debian
+deb:
+	DEB_CONFIG=$(DEB_CONFIG) scripts/deb.sh
+
+check-deb:
+	DEB_CONFIG=$(DEB_CONFIG) scripts/check-deb.sh
+
+mail:
+	scripts/mail.sh
 
 bisect-check:
 	scripts/bisect-check.sh $(FROM) $(TO)
@@ -40,4 +54,4 @@ fetch:
 	scripts/fetch-base.sh
 
 clean:
-	rm -rf build results
+	rm -rf build results outgoing

@@ -42,6 +42,12 @@ checkout() {
 	[[ $label != mainline ]] || family=mainline
 	key=$(cat /dev/null "$FP_TOP"/harness/$family/*.patch 2>/dev/null | sha256sum | cut -c1-16)
 	mkdir -p "$FP_BUILD"
+	# a directory made for another pin is a work tree of another repository
+	if [[ -e $dir/.git && $(git -C "$dir" rev-parse --path-format=absolute \
+		--git-common-dir 2>/dev/null) != "$(cd "$FP_GIT" && pwd -P)" ]]; then
+		log "$dir belongs to another base: made anew"
+		rm -rf "$dir"
+	fi
 	if [[ ! -e $dir/.git ]]; then
 		rm -rf "$dir"
 		git_fp worktree prune

@@ -5,8 +5,11 @@
 # poll queues, with an NVMe multipath subsystem and without poll queues,
 # tag-starved, and with liburing's tests (the debug build: the poll and
 # the tag-starved boots only), compare each boot's results with its
-# manifest (guest/expected/), and end with "check: N passed, N failed,
-# N skipped".
+# manifest (guest/expected/), write the mails and send them with
+# git send-email --dry-run (scripts/mail.sh), build the DEB_CONFIG=qemu
+# package and run it in a Debian 11 guest (scripts/check-deb.sh;
+# CHECK_DEB=0 leaves these two out), and end with "check: N passed,
+# N failed, N skipped".
 . "$(dirname "$0")/lib.sh"
 
 labels=(${CHECK_LABELS:-patched patched+debug})
@@ -113,6 +116,26 @@ for label in "${labels[@]}"; do
 			boot "$label" liburing --poll-queues 1 --timeout 1800 --files "$out/liburing-files" ||
 			failures+=("$label liburing"); }
 done
+
+# The send-ready mails and the Debian package, for the current pin (BASE)
+if [[ $FP_PATCHES == "$FP_TOP/patches" ]]; then
+	FASTPATH_OUTGOING=$out/outgoing stage "mail: format-patch, get_maintainer.pl, send-email --dry-run" \
+		"$FP_TOP/scripts/mail.sh" || failures+=("mail")
+	if [[ ${CHECK_DEB:-1} == 1 ]]; then
+		if DEB_CONFIG=qemu stage "deb: bindeb-pkg (DEB_CONFIG=qemu)" "$FP_TOP/scripts/deb.sh"; then
+			DEB_CONFIG=qemu stage "check-deb: the package in a Debian 11 guest" \
+				"$FP_TOP/scripts/check-deb.sh" 2>&1 | tee "$out/check-deb.log" >&2
+			grep -h '^\(not \)\{0,1\}ok ' "$FP_BUILD/check-deb-qemu/guest.log" 2>/dev/null |
+				sed 's/^/deb check-deb: /' >>"$out/results.txt"
+			grep -q '^check-deb: [0-9]* passed, 0 failed' "$out/check-deb.log" ||
+				failures+=("check-deb")
+		else
+			failures+=("deb")
+		fi
+	fi
+else
+	log "BASE_VERSION=$BASE_VERSION: mail and deb are checked on the current pin only"
+fi
 
 touch "$out/results.txt"
 # A test counts once per label, over its boots: failed if it failed in

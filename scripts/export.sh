@@ -4,6 +4,8 @@
 # old series (group headings) are kept before the patch they preceded.
 . "$(dirname "$0")/lib.sh"
 
+[[ $FP_PATCHES == "$FP_TOP/patches" ]] ||
+	die "make export writes patches/, the queue of BASE ($BASE_VERSION); the $BASE_VERSION queue is frozen at $QUEUE_COMMIT"
 tree=${1:-$FP_TOP/tree}
 [[ -d $tree ]] || die "no $tree: run 'make tree' first"
 [[ -z $(git -C "$tree" status --porcelain --untracked-files=no) ]] ||

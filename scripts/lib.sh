@@ -8,8 +8,29 @@ FP_CACHE=${FASTPATH_CACHE:-$HOME/.cache/fastpath}
 FP_BUILD=${FASTPATH_BUILD:-$FP_TOP/build}
 FP_JOBS=${FASTPATH_JOBS:-$(nproc)}
 
+# The pin: BASE, or bases/<BASE_VERSION> when the caller names an older
+# one (make check BASE_VERSION=5.10.223).  An older pin keeps its own
+# queue (QUEUE_COMMIT: the project commit whose patches/ it applies) and
+# its own build directory.
+fp_want_base=${BASE_VERSION:-}
 # shellcheck source=../BASE
 . "$FP_TOP/BASE"
+FP_PATCHES=$FP_TOP/patches
+if [[ -n $fp_want_base && $fp_want_base != "$BASE_VERSION" ]]; then
+	[[ -f $FP_TOP/bases/$fp_want_base ]] ||
+		{ echo "error: no pin for BASE_VERSION=$fp_want_base (have: $BASE_VERSION $(ls "$FP_TOP/bases"))" >&2; exit 1; }
+	# shellcheck disable=SC1090
+	. "$FP_TOP/bases/$fp_want_base"
+	FP_BUILD=${FASTPATH_BUILD:-$FP_TOP/build/$BASE_VERSION}
+	FP_PATCHES=$FP_CACHE/queues/$BASE_VERSION-${QUEUE_COMMIT:0:12}/patches
+	if [[ ! -f $FP_PATCHES/series ]]; then
+		mkdir -p "${FP_PATCHES%/patches}"
+		git -C "$FP_TOP" archive "$QUEUE_COMMIT" patches |
+			tar -C "${FP_PATCHES%/patches}" -x ||
+			{ echo "error: cannot read the $BASE_VERSION queue from commit $QUEUE_COMMIT (a full clone has it)" >&2; exit 1; }
+	fi
+fi
+export BASE_VERSION
 
 FP_GIT=$FP_CACHE/git/linux-$BASE_VERSION.git
 FP_IDENT_NAME="fastpath-5.10 developers"
@@ -104,6 +125,30 @@ src_download() {
 	(cd "$dir" && apt_src "$suite" source --download-only "$@" >/dev/null)
 }
 
+# apt_bin_download SUITE DIR PKG=VER: download one *binary* package of
+# SUITE's security suite (amd64) into DIR, checked against the suite's
+# signed index, and print its path.  A private list and cache, as for
+# sources: the package is only downloaded, never installed, and the
+# system's apt never sees SUITE.
+apt_bin_download() {
+	local suite=$1 dest=$2 pkg=$3 dir f
+	dir=$FP_CACHE/apt/$suite-security-bin
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dest"
+	echo "deb [arch=amd64] http://deb.debian.org/debian-security $suite-security main" \
+		>"$dir/sources.list"
+	local opts=(-q -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache"
+		-o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o APT::Sandbox::User=root)
+	if [[ ! -e $dir/.updated || -n $(find "$dir/.updated" -mmin +720) ]]; then
+		apt-get "${opts[@]}" update >/dev/null || die "could not read $suite-security's package index"
+		touch "$dir/.updated"
+	fi
+	(cd "$dest" && apt-get "${opts[@]}" download "$pkg" >/dev/null) || return 1
+	f=$(ls "$dest/${pkg%%=*}_${pkg#*=}_"*.deb 2>/dev/null | head -1)
+	[[ -n $f ]] || f=$(ls "$dest/${pkg%%=*}_"*.deb | head -1)
+	echo "$f"
+}
+
 # check_sha256 FILE SUM: die unless FILE exists with that checksum.
 check_sha256() {
 	local f=$1 want=$2 got
@@ -122,11 +167,11 @@ git_fp() {
 # series_files: the patch files of patches/series, in order.
 series_files() {
 	local p
-	[[ -f $FP_TOP/patches/series ]] || return 0
+	[[ -f $FP_PATCHES/series ]] || return 0
 	while read -r p; do
 		[[ -z $p || $p == \#* ]] && continue
-		printf '%s\n' "$FP_TOP/patches/$p"
-	done <"$FP_TOP/patches/series"
+		printf '%s\n' "$FP_PATCHES/$p"
+	done <"$FP_PATCHES/series"
 }
 
 # am_series DIR [FILE...]: apply patch files onto the checkout in DIR with
@@ -150,11 +195,11 @@ am_series() {
 series_commit() {
 	local files key ref dir
 	mapfile -t files < <(series_files)
-	key=$( (cat "$FP_TOP/patches/series" 2>/dev/null; cat "${files[@]}" /dev/null) |
+	key=$( (cat "$FP_PATCHES/series" 2>/dev/null; cat "${files[@]}" /dev/null) |
 		sha256sum | cut -c1-16)
 	ref=refs/series/$key
 	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
-		dir=$FP_CACHE/am-work
+		dir=$FP_CACHE/am-work-$BASE_VERSION
 		if [[ ! -d $dir ]]; then
 			git_fp worktree prune
 			git_fp worktree add -q --detach "$dir" base >&2

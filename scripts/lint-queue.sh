@@ -4,7 +4,7 @@
 # author and Signed-off-by, and checkpatch.pl --strict finds nothing.
 . "$(dirname "$0")/lib.sh"
 
-cd "$FP_TOP/patches"
+cd "$FP_PATCHES"
 bad=0
 problem() { log "patches: $*"; bad=1; }
 
@@ -33,7 +33,7 @@ for f in "${listed[@]}"; do
 	# UNKNOWN_COMMIT_ID: the checking tree has the base's history only;
 	# the cited mainline commits are checked against docs/ below
 	out=$(cd "$FP_CACHE/am-work" && PATH=/usr/bin:$PATH perl "$cp" --strict --terse --show-types \
-		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_TOP/patches/$f" 2>&1 |
+		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_PATCHES/$f" 2>&1 |
 		grep -E 'ERROR|WARNING|CHECK' || true)
 	[[ -z $out ]] || problem "$f: checkpatch --strict:"$'\n'"$out"
 	# every 'commit <id> ("<title>")' of the message is a known mainline one

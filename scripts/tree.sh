@@ -4,6 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tree=${1:-$FP_TOP/tree}
+[[ $FP_PATCHES == "$FP_TOP/patches" ]] || tree=${1:-$FP_TOP/tree-$BASE_VERSION}
 "$FP_TOP/scripts/fetch-base.sh" >/dev/null
 
 if [[ -e $tree ]]; then

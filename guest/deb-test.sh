@@ -1,0 +1,72 @@
+# deb-test.sh RELEASE: the installed package's kernel, run on Debian 11 by
+# make check-deb.  Proves it is the package's kernel (uname -r), that the
+# NVMe polls (io_poll 1, a poll hctx), that the README's fio io_uring
+# hipri random-read job ran on the poll hctx without NVMe interrupts,
+# and that hipri writes read back right (crc32c verify).
+. /fp/lib.sh
+want=$1 rc=0 dev=nvme0n1
+
+if [ "$(uname -r)" = "$want" ]; then
+	tap_ok "deb_kernel_release $want"
+else
+	tap_fail deb_kernel_release "uname -r is $(uname -r), the package is $want"
+	rc=1
+fi
+echo "# $(fio --version), $(cat /etc/debian_version), $(grep -c ^processor /proc/cpuinfo) CPUs"
+if [ "$(cat /sys/block/$dev/queue/io_poll 2>/dev/null)" = 1 ] &&
+	[ "$(hctx_count $dev poll)" -ge 1 ]; then
+	tap_ok deb_io_poll
+else
+	tap_fail deb_io_poll "/dev/$dev: io_poll $(cat /sys/block/$dev/queue/io_poll 2>&1), $(hctx_count $dev poll) poll hctx"
+	exit 1
+fi
+
+# The README's job (io_uring, hipri, randread 4k, QD 128, batch 32), by
+# size: 16384 reads.
+reads=16384
+q0=$(hctx_queued $dev poll) i0=$(nvme_irqs)
+fio --name=hipri --filename=/dev/$dev --ioengine=io_uring --hipri=1 \
+	--direct=1 --rw=randread --bs=4k --iodepth=128 --iodepth_batch_submit=32 \
+	--iodepth_batch_complete_min=32 --fixedbufs=1 --registerfiles=1 \
+	--io_size=$((reads * 4))k >/tmp/fio-read.out 2>&1
+frc=$?
+q1=$(hctx_queued $dev poll) i1=$(nvme_irqs)
+grep -E 'read: IOPS|sys=' /tmp/fio-read.out | sed 's/^ */# /'
+echo "# fio exit $frc, poll hctx queued +$((q1 - q0)) (>= $reads), nvme irqs +$((i1 - i0))"
+if [ $frc != 0 ]; then
+	sed 's/^/# /' /tmp/fio-read.out
+	tap_fail deb_fio_hipri_randread "fio failed ($frc)"
+	rc=1
+elif [ $((q1 - q0)) -lt $reads ] || [ $((i1 - i0)) -gt $((reads / 32)) ]; then
+	tap_fail deb_fio_hipri_randread "not polled"
+	rc=1
+else
+	tap_ok deb_fio_hipri_randread
+fi
+
+ios=$((2 * 16 * 1024 / 4))
+q0=$(hctx_queued $dev poll) i0=$(nvme_irqs)
+fio_verify hipri $dev 1 --size=16M --iodepth=32 --iodepth_batch_submit=8 \
+	--iodepth_batch_complete_min=1
+frc=$?
+q1=$(hctx_queued $dev poll) i1=$(nvme_irqs)
+echo "# fio verify exit $frc, poll hctx queued +$((q1 - q0)) (>= $ios), nvme irqs +$((i1 - i0))"
+if [ $frc != 0 ]; then
+	sed 's/^/# /' /tmp/fio-hipri.out
+	tap_fail deb_fio_hipri_verify "fio failed ($frc)"
+	rc=1
+elif [ $((q1 - q0)) -lt $ios ] || [ $((i1 - i0)) -gt $((ios / 32)) ]; then
+	tap_fail deb_fio_hipri_verify "not polled"
+	rc=1
+else
+	tap_ok deb_fio_hipri_verify
+fi
+
+# a kernel warning in the log fails here too (the host checks the console)
+if dmesg | grep -Eq 'WARNING:|BUG:|Oops'; then
+	tap_fail deb_dmesg "a kernel warning"
+	rc=1
+else
+	tap_ok deb_dmesg
+fi
+exit $rc

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# make check-deb: the packages of make deb (DEB_CONFIG=debian or qemu), tried
+# as a user would: a Debian 11 (bullseye) root file system made with
+# debootstrap (cached), the linux-image package installed in it with
+# dpkg -i (its initramfs made there by initramfs-tools), booted in QEMU
+# with an emulated NVMe and nvme.poll_queues=1, and guest/deb-test.sh run
+# there as init: uname -r shows the package's version, io_poll is 1, the
+# README's fio io_uring hipri job and a hipri write+verify complete on
+# their poll hctx without NVMe interrupts.  No kernel warning allowed.
+# Ends with "check-deb: N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+
+config=${DEB_CONFIG:-debian}
+debs=$FP_TOP/results/deb/$config
+work=$FP_BUILD/check-deb-$config
+suite=bullseye
+mirror=http://deb.debian.org/debian
+# what the guest needs beyond minbase: initramfs-tools (and the kmod and
+# udev it uses) to make the package's initramfs, fio for the job
+include=initramfs-tools,kmod,udev,fio,procps
+FP_PREFIX="[check-deb-$config] "
+
+[[ -f $debs/kernelrelease ]] || die "no packages in $debs: run make deb DEB_CONFIG=$config"
+rel=$(cat "$debs/kernelrelease")
+image_deb=$(ls "$debs"/linux-image-"$rel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
+[[ -n $image_deb ]] || die "no linux-image-$rel package in $debs"
+
+rootfs_tar() {
+	# debootstrap once per suite and package list; kept as a tarball
+	local key tar tmp
+	key=$(echo "$suite $mirror $include" | sha256sum | cut -c1-12)
+	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
+	if [[ ! -f $tar ]]; then
+		need_pkgs debootstrap debian-archive-keyring
+		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
+		log "debootstrap $suite (minbase + $include) into $tmp"
+		debootstrap --variant=minbase --include="$include" \
+			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
+			{ tail -20 "$tmp.log" >&2; die "debootstrap $suite failed (log: $tmp.log)"; }
+		mkdir -p "${tar%/*}"
+		tar -C "$tmp/root" -czf "$tar.tmp" .
+		mv "$tar.tmp" "$tar"
+		rm -rf "$tmp" "$tmp.log"
+	fi
+	echo "$tar"
+}
+
+install_kernel() {
+	local root=$work/root tar
+	tar=$(rootfs_tar)
+	rm -rf "$work"
+	mkdir -p "$root"
+	tar -C "$root" -xzf "$tar"
+	# initramfs-tools' default compression, stated: gzip
+	sed -i 's/^COMPRESS=.*/COMPRESS=gzip/' "$root/etc/initramfs-tools/initramfs.conf"
+	mkdir -p "$root/tmp/debs"
+	cp "$image_deb" "$root/tmp/debs/"
+	mount -t proc proc "$root/proc"
+	mount --bind /dev "$root/dev"
+	local rc=0
+	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		dpkg -i /tmp/debs/"${image_deb##*/}" >"$work/dpkg.log" 2>&1 || rc=$?
+	umount "$root/dev" "$root/proc"
+	cat "$work/dpkg.log" >&2
+	((rc == 0)) || die "dpkg -i ${image_deb##*/} failed in the $suite root"
+	[[ -f $root/boot/vmlinuz-$rel ]] || die "the package installed no /boot/vmlinuz-$rel"
+	[[ -f $root/boot/initrd.img-$rel ]] || die "initramfs-tools made no /boot/initrd.img-$rel"
+	rm -rf "$root/tmp/debs"
+	log "installed: $(chroot "$root" dpkg-query -W -f='${Package} ${Version}' "linux-image-$rel"), initrd $(du -k "$root/boot/initrd.img-$rel" | cut -f1) KiB"
+	# the test, run as init
+	mkdir -p "$root/fp"
+	cp "$FP_TOP/guest/lib.sh" "$FP_TOP/guest/deb-test.sh" "$FP_TOP/guest/deb-init" "$root/fp/"
+	chmod +x "$root/fp/deb-init"
+	echo "$rel" >"$root/fp/expected-release"
+	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$work/"
+	truncate -s 2G "$work/root.img"
+	mkfs.ext4 -q -F -L root -d "$root" "$work/root.img"
+	rm -rf "$root"
+}
+
+boot() {
+	local log=$work/guest.log klog=$work/kernel.log rc=0
+	truncate -s 256M "$work/nvme.img"
+	timeout --foreground -k 10 "${CHECK_DEB_TIMEOUT:-900}" qemu-system-x86_64 \
+		-machine q35 -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
+		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=1 tsc=reliable panic=-1" \
+		-drive file="$work/root.img",if=virtio,format=raw \
+		-drive file="$work/nvme.img",if=none,id=nv0,format=raw \
+		-device nvme,serial=fpdeb0,drive=nv0 \
+		-serial file:"$klog" -serial file:"$log" -monitor none -display none \
+		</dev/null >"$work/qemu.out" 2>&1 || rc=$?
+	sed -i 's/\r$//' "$log" "$klog"
+	cat "$log" >&2
+	((rc != 124)) || die "guest hung (no exit after ${CHECK_DEB_TIMEOUT:-900} s); kernel log: $klog"
+	local splat='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|possible circular locking|rcu: INFO|blocked for more than|soft lockup|kernel BUG at|timed out|timeout|reset(ting)? controller)'
+	if grep -Eq "$splat" "$klog"; then
+		grep -En -A10 "$splat" "$klog" | head -40 | sed 's/^/  k| /' >&2
+		echo "not ok - deb_kernel_log: a kernel splat or request timeout" >>"$log"
+	fi
+	grep -q '^FASTPATH-EXIT: ' "$log" || {
+		tail -20 "$klog" | sed 's/^/  k| /' >&2
+		echo "not ok - deb_guest: died before reporting (qemu exit $rc)" >>"$log"
+	}
+	local pass fail
+	pass=$(grep -c '^ok ' "$log" || true)
+	fail=$(grep -c '^not ok ' "$log" || true)
+	echo "check-deb: $pass passed, $fail failed ($rel, DEB_CONFIG=$config)"
+	# every test of guest/deb-test.sh must have reported
+	((fail == 0 && pass >= 5))
+}
+
+need_pkgs qemu-system-x86 e2fsprogs
+stage "install $(basename "$image_deb") in $suite" install_kernel
+stage "boot and fio hipri" boot

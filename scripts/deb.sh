@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# make deb: Debian packages (make bindeb-pkg) of base + the series, in
+# results/deb/<config>/.
+#   DEB_CONFIG=debian (default): Debian 11's own configuration of the
+#     base's version, from bullseye-security's linux-config-5.10 package
+#     (downloaded and unpacked, never installed), config.amd64_none_amd64,
+#     with olddefconfig, no debug info (Debian builds it for its -dbg
+#     package only), no trusted-key files of Debian's build machines,
+#     and the local version -fastpath.
+#   DEB_CONFIG=qemu: the project's small config (configs/qemu.config) with
+#     what a Debian 11 guest needs to boot from it (configs/deb-guest.config),
+#     and the harness's QEMU doorbell workaround (a test package).
+# The time of each stage is printed and kept in results/deb/<config>/build-time.txt.
+. "$(dirname "$0")/lib.sh"
+
+config=${DEB_CONFIG:-debian}
+localversion=-fastpath
+out=$FP_TOP/results/deb/$config
+dir=$FP_BUILD/deb-$config
+FP_PREFIX="[deb-$config] "
+
+export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=fastpath
+mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+
+# The Debian package that holds Debian's kernel configs, by the base's
+# Debian version: bullseye-security's linux-config-5.10 5.10.262-1.
+cfgpkg=linux-config-${BASE_VERSION%.*}
+cfgver=$BASE_SRCVER
+cfgfile=config.amd64_none_amd64.xz
+
+debian_config() {
+	local dir=$FP_CACHE/debian-config/$cfgpkg-$cfgver deb
+	if [[ ! -f $dir/$cfgfile ]]; then
+		deb=$(apt_bin_download "$BASE_SUITE" "$FP_CACHE/debian-config" "$cfgpkg=$cfgver") ||
+			die "could not download $cfgpkg=$cfgver from $BASE_SUITE (security)"
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+		dpkg-deb -x "$deb" "$dir.tmp/x"
+		cp "$(find "$dir.tmp/x" -name "$cfgfile" | head -1)" "$dir.tmp/$cfgfile" ||
+			die "$deb has no $cfgfile"
+		rm -rf "$dir.tmp/x" "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	xz -dc "$dir/$cfgfile"
+}
+
+checkout() {
+	local commit p
+	commit=$(label_commit patched)
+	mkdir -p "$FP_BUILD"
+	if [[ ! -e $dir/.git ]]; then
+		rm -rf "$dir"
+		git_fp worktree prune
+		git_fp worktree add -q --detach "$dir" "$commit"
+	fi
+	git -C "$dir" checkout -q -f --detach "$commit"
+	git -C "$dir" clean -q -fdx -e .config -e '*.o' -e '*.cmd' -e '*.a' -e '*.ko' 2>/dev/null || true
+	if [[ $config == qemu ]]; then
+		for p in "$FP_TOP"/harness/5.10/nvme-*.patch; do
+			git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
+		done
+	fi
+}
+
+configure() {
+	case $config in
+	debian)
+		debian_config >"$dir/.config"
+		(cd "$dir" && ./scripts/config \
+			--set-str LOCALVERSION "$localversion" --disable LOCALVERSION_AUTO \
+			--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
+			--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
+			--disable DEBUG_INFO --disable DEBUG_INFO_BTF)
+		;;
+	qemu)
+		mk tinyconfig >/dev/null
+		(cd "$dir" && ./scripts/kconfig/merge_config.sh -m -O . .config \
+			"$FP_TOP/configs/qemu.config" "$FP_TOP/configs/deb-guest.config" >/dev/null)
+		(cd "$dir" && ./scripts/config --set-str LOCALVERSION "$localversion" \
+			--disable LOCALVERSION_AUTO)
+		;;
+	*) die "DEB_CONFIG=$config: debian or qemu" ;;
+	esac
+	mk olddefconfig >/dev/null
+	grep -qx "CONFIG_LOCALVERSION=\"$localversion\"" "$dir/.config" ||
+		die "config: LOCALVERSION is not $localversion"
+}
+
+package() {
+	local n rel
+	n=$(series_files | wc -l)
+	rel=$(mk -s kernelrelease)
+	# Debian version: the base's, then which series (and how many patches)
+	mk KDEB_PKGVERSION="$BASE_VERSION-1+fastpath$n" KDEB_SOURCENAME=linux-fastpath \
+		KDEB_COMPRESS=xz bindeb-pkg >"$dir/.fp-deb.log" 2>&1 ||
+		{ grep -E -B2 -A5 'error:|Error [0-9]' "$dir/.fp-deb.log" | tail -40 >&2; die "bindeb-pkg failed (log: $dir/.fp-deb.log)"; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	mv "$FP_BUILD"/linux-*_"$BASE_VERSION-1+fastpath$n"_*.deb "$out/"
+	rm -f "$FP_BUILD"/linux-fastpath_*.buildinfo "$FP_BUILD"/linux-fastpath_*.changes
+	echo "$rel" >"$out/kernelrelease"
+	log "kernel $rel: $(cd "$out" && ls ./*.deb | tr '\n' ' ')"
+}
+
+t0=$SECONDS
+need_pkgs "${FP_PKGS_BUILD[@]}" dpkg-dev fakeroot
+"$FP_TOP/scripts/fetch-base.sh" >/dev/null
+stage "checkout" checkout
+stage "configure ($config)" configure
+t1=$SECONDS
+stage "bindeb-pkg" package
+{
+	echo "DEB_CONFIG=$config kernel $(cat "$out/kernelrelease") on $FP_JOBS CPUs ($(nproc) online), ccache $CCACHE_DIR"
+	echo "build and package: $((SECONDS - t1)) s; all: $((SECONDS - t0)) s; $(date -u +%Y-%m-%dT%H:%MZ)"
+} >"$out/build-time.txt"
+cat "$out/build-time.txt" >&2
