@@ -7,7 +7,8 @@
 # there as init: uname -r shows the package's version, io_poll is 1, the
 # README's fio io_uring hipri job and a hipri write+verify complete on
 # their poll hctx without NVMe interrupts.  No kernel warning allowed.
-# Ends with "check-deb: N passed, N failed".
+# Ends with "check-deb: N passed, N failed".  CHECK_DEB_POLL_QUEUES=0
+# boots without poll queues (the check must then fail: a test of the test).
 . "$(dirname "$0")/lib.sh"
 
 config=${DEB_CONFIG:-debian}
@@ -85,7 +86,7 @@ boot() {
 	timeout --foreground -k 10 "${CHECK_DEB_TIMEOUT:-900}" qemu-system-x86_64 \
 		-machine q35 -cpu max -smp 2 -m 1024 -nographic -no-reboot \
 		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
-		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=1 tsc=reliable panic=-1" \
+		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=${CHECK_DEB_POLL_QUEUES:-1} tsc=reliable panic=-1" \
 		-drive file="$work/root.img",if=virtio,format=raw \
 		-drive file="$work/nvme.img",if=none,id=nv0,format=raw \
 		-device nvme,serial=fpdeb0,drive=nv0 \

@@ -23,7 +23,9 @@ export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=fastpath
-mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+# LOCALVERSION= (set, empty): no "+" for a git tree off a tag; the
+# release is the version and CONFIG_LOCALVERSION, 5.10.262-fastpath
+mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"; }
 
 # The Debian package that holds Debian's kernel configs, by the base's
 # Debian version: bullseye-security's linux-config-5.10 5.10.262-1.
@@ -91,11 +93,12 @@ configure() {
 package() {
 	local n rel
 	n=$(series_files | wc -l)
-	rel=$(mk -s kernelrelease)
 	# Debian version: the base's, then which series (and how many patches)
 	mk KDEB_PKGVERSION="$BASE_VERSION-1+fastpath$n" KDEB_SOURCENAME=linux-fastpath \
 		KDEB_COMPRESS=xz bindeb-pkg >"$dir/.fp-deb.log" 2>&1 ||
 		{ grep -E -B2 -A5 'error:|Error [0-9]' "$dir/.fp-deb.log" | tail -40 >&2; die "bindeb-pkg failed (log: $dir/.fp-deb.log)"; }
+	rel=$(cat "$dir/include/config/kernel.release")
+	[[ $rel == "$BASE_VERSION$localversion" ]] || die "kernel release $rel, not $BASE_VERSION$localversion"
 	rm -rf "$out"
 	mkdir -p "$out"
 	mv "$FP_BUILD"/linux-*_"$BASE_VERSION-1+fastpath$n"_*.deb "$out/"
