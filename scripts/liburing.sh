@@ -54,3 +54,8 @@ grep -l 'argv\[1\]' "$bld"/test/*.c | xargs -n1 basename | sed 's/\.c$//' >"$des
 for f in liburing-tests.txt liburing-base.txt; do
 	[[ ! -f $FP_TOP/guest/$f ]] || cp "$FP_TOP/guest/$f" "$dest/"
 done
+# an older pin compares with its own base's results, as recorded then
+if [[ $FP_PATCHES != "$FP_TOP/patches" ]]; then
+	git -C "$FP_TOP" show "$QUEUE_COMMIT:guest/liburing-base.txt" >"$dest/liburing-base.txt" ||
+		die "no guest/liburing-base.txt at $QUEUE_COMMIT"
+fi
