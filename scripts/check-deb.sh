@@ -95,7 +95,7 @@ boot() {
 	sed -i 's/\r$//' "$log" "$klog"
 	cat "$log" >&2
 	((rc != 124)) || die "guest hung (no exit after ${CHECK_DEB_TIMEOUT:-900} s); kernel log: $klog"
-	local splat='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|possible circular locking|rcu: INFO|blocked for more than|soft lockup|kernel BUG at|timed out|timeout|reset(ting)? controller)'
+	local splat="$FP_SPLAT_RE|$FP_FAULT_RE"
 	if grep -Eq "$splat" "$klog"; then
 		grep -En -A10 "$splat" "$klog" | head -40 | sed 's/^/  k| /' >&2
 		echo "not ok - deb_kernel_log: a kernel splat or request timeout" >>"$log"

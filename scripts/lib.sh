@@ -36,6 +36,12 @@ FP_GIT=$FP_CACHE/git/linux-$BASE_VERSION.git
 FP_IDENT_NAME="fastpath-5.10 developers"
 FP_IDENT_EMAIL="dev@fastpath.invalid"
 
+# A guest's kernel log fails its run on a splat, and on a request
+# timeout, abort or controller reset that no test announced
+# (scripts/vm.sh, scripts/check-deb.sh).
+FP_SPLAT_RE='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at)'
+FP_FAULT_RE='timed out|timeout|completion polled|aborting|reset(ting)? controller'
+
 log() { printf '%s\n' "${FP_PREFIX:-}$*" >&2; }
 die() { printf '%s\n' "${FP_PREFIX:-}error: $*" >&2; exit 1; }
 

@@ -146,8 +146,8 @@ tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
 tr -d '\r' <"$run/kernel.log" >"$logf.kernel" 2>/dev/null || : >"$logf.kernel"
 klog=$logf.kernel
 
-splat_re='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at)'
-fault_re='timed out|timeout|completion polled|aborting|reset(ting)? controller'
+splat_re=$FP_SPLAT_RE
+fault_re=$FP_FAULT_RE
 status=$(sed -n 's/^FASTPATH-EXIT: \([0-9]*\).*/\1/p' "$logf" | tail -n 1)
 fail() {
 	log "$1; output: $logf, kernel log: $klog"
