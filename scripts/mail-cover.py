@@ -7,7 +7,8 @@ from the project at TOP:
   "# " lines after each, and the patches under it, numbered as mailed;
 - the figures: README.md between "<!-- cover:figures -->" and
   "<!-- /cover:figures -->";
-- mail/intro.txt, mail/tested.txt, mail/changelog, mail/signoff.txt;
+- mail/intro.txt, mail/results.txt, mail/tested.txt, mail/changelog,
+  mail/signoff.txt;
 - the base, from the environment (BASE_VERSION, BASE_TARBALL,
   BASE_SHA256, BASE_SRCVER).
 
@@ -124,7 +125,7 @@ def main():
     body = "\n\n".join([
         intro,
         "\n\n".join(blocks),
-        "Results, from the project's README (make bench):",
+        read(os.path.join(top, "mail/results.txt")).strip("\n"),
         figures,
         tested,
         textwrap.fill("Base: " + base_long + ".", 72),
