@@ -21,46 +21,43 @@ else
 	exit 1
 fi
 
+# polled NAME IOS OUT CMD...: run CMD (a fio job of IOS I/Os on /dev/$dev,
+# its output in OUT); ok if it passed on the poll hctx (queued +IOS or
+# more) with at most IOS/32 NVMe interrupts
+polled() {
+	local name=$1 ios=$2 out=$3 frc q0 q1 i0 i1
+	shift 3
+	q0=$(hctx_queued $dev poll) i0=$(nvme_irqs)
+	"$@"
+	frc=$?
+	q1=$(hctx_queued $dev poll) i1=$(nvme_irqs)
+	grep -E 'read: IOPS|sys=' "$out" | sed 's/^ */# /'
+	echo "# $name: fio exit $frc, poll hctx queued +$((q1 - q0)) (>= $ios), nvme irqs +$((i1 - i0))"
+	if [ $frc != 0 ]; then
+		sed 's/^/# /' "$out"
+		tap_fail "$name" "fio failed ($frc)"
+		rc=1
+	elif [ $((q1 - q0)) -lt $ios ] || [ $((i1 - i0)) -gt $((ios / 32)) ]; then
+		tap_fail "$name" "not polled"
+		rc=1
+	else
+		tap_ok "$name"
+	fi
+}
+
 # The README's job (io_uring, hipri, randread 4k, QD 128, batch 32), by
 # size: 16384 reads.
 reads=16384
-q0=$(hctx_queued $dev poll) i0=$(nvme_irqs)
-fio --name=hipri --filename=/dev/$dev --ioengine=io_uring --hipri=1 \
+polled deb_fio_hipri_randread $reads /tmp/fio-read.out \
+	sh -c "fio --name=hipri --filename=/dev/$dev --ioengine=io_uring --hipri=1 \
 	--direct=1 --rw=randread --bs=4k --iodepth=128 --iodepth_batch_submit=32 \
 	--iodepth_batch_complete_min=32 --fixedbufs=1 --registerfiles=1 \
-	--io_size=$((reads * 4))k >/tmp/fio-read.out 2>&1
-frc=$?
-q1=$(hctx_queued $dev poll) i1=$(nvme_irqs)
-grep -E 'read: IOPS|sys=' /tmp/fio-read.out | sed 's/^ */# /'
-echo "# fio exit $frc, poll hctx queued +$((q1 - q0)) (>= $reads), nvme irqs +$((i1 - i0))"
-if [ $frc != 0 ]; then
-	sed 's/^/# /' /tmp/fio-read.out
-	tap_fail deb_fio_hipri_randread "fio failed ($frc)"
-	rc=1
-elif [ $((q1 - q0)) -lt $reads ] || [ $((i1 - i0)) -gt $((reads / 32)) ]; then
-	tap_fail deb_fio_hipri_randread "not polled"
-	rc=1
-else
-	tap_ok deb_fio_hipri_randread
-fi
+	--io_size=$((reads * 4))k >/tmp/fio-read.out 2>&1"
 
-ios=$((2 * 16 * 1024 / 4))
-q0=$(hctx_queued $dev poll) i0=$(nvme_irqs)
-fio_verify hipri $dev 1 --size=16M --iodepth=32 --iodepth_batch_submit=8 \
+# 16 MiB of 4 KiB hipri writes, read back and verified (crc32c)
+polled deb_fio_hipri_verify $((2 * 16 * 1024 / 4)) /tmp/fio-hipri.out \
+	fio_verify hipri $dev 1 --size=16M --iodepth=32 --iodepth_batch_submit=8 \
 	--iodepth_batch_complete_min=1
-frc=$?
-q1=$(hctx_queued $dev poll) i1=$(nvme_irqs)
-echo "# fio verify exit $frc, poll hctx queued +$((q1 - q0)) (>= $ios), nvme irqs +$((i1 - i0))"
-if [ $frc != 0 ]; then
-	sed 's/^/# /' /tmp/fio-hipri.out
-	tap_fail deb_fio_hipri_verify "fio failed ($frc)"
-	rc=1
-elif [ $((q1 - q0)) -lt $ios ] || [ $((i1 - i0)) -gt $((ios / 32)) ]; then
-	tap_fail deb_fio_hipri_verify "not polled"
-	rc=1
-else
-	tap_ok deb_fio_hipri_verify
-fi
 
 # a kernel warning in the log fails here too (the host checks the console)
 if dmesg | grep -Eq 'WARNING:|BUG:|Oops'; then
