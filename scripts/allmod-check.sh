@@ -17,9 +17,7 @@ need_pkgs "${FP_PKGS_BUILD[@]}" gcc-s390x-linux-gnu gcc-powerpc64-linux-gnu gcc-
 commit=$(label_commit "$label")
 base=$(label_commit base)
 
-export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=qemu
+kbuild_env
 
 # which arch builds a file
 arch_of() {

@@ -28,10 +28,7 @@ need_pkgs "${FP_PKGS_BUILD[@]}"
 commit=$(label_commit "$label")
 dir=$FP_BUILD/$dirname
 
-export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=qemu
+kbuild_env
 mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 
 checkout() {
@@ -42,20 +39,11 @@ checkout() {
 	[[ $label != mainline ]] || family=mainline
 	key=$(cat /dev/null "$FP_TOP"/harness/$family/*.patch 2>/dev/null | sha256sum | cut -c1-16)
 	mkdir -p "$FP_BUILD"
-	# a directory made for another pin is a work tree of another repository
-	if [[ -e $dir/.git && $(git -C "$dir" rev-parse --path-format=absolute \
-		--git-common-dir 2>/dev/null) != "$(cd "$FP_GIT" && pwd -P)" ]]; then
-		log "$dir belongs to another base: made anew"
-		rm -rf "$dir"
-	fi
-	if [[ ! -e $dir/.git ]]; then
-		rm -rf "$dir"
-		git_fp worktree prune
-		git_fp worktree add -q --detach "$dir" "$commit"
-	elif [[ $(git -C "$dir" rev-parse HEAD) != "$commit" ||
+	if ! worktree_owned "$dir" ||
+		[[ $(git -C "$dir" rev-parse HEAD) != "$commit" ||
 		$(cat "$dir/.fp-harness" 2>/dev/null) != "$key" ]]; then
 		rm -f "$dir/.fp-harness"
-		git -C "$dir" checkout -q -f --detach "$commit"
+		worktree_at "$dir" "$commit"
 	fi
 	git -C "$dir" rev-parse --short=12 HEAD >"$dir/.fp-commit"
 	if [[ ! -f $dir/.fp-harness ]]; then

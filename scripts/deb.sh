@@ -19,10 +19,7 @@ out=$FP_TOP/results/deb/$config
 dir=$FP_BUILD/deb-$config
 FP_PREFIX="[deb-$config] "
 
-export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=fastpath
+kbuild_env
 # LOCALVERSION= (set, empty): no "+" for a git tree off a tag; the
 # release is the version and CONFIG_LOCALVERSION, 5.10.262-fastpath
 mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"; }
@@ -49,16 +46,8 @@ debian_config() {
 }
 
 checkout() {
-	local commit p
-	commit=$(label_commit patched)
-	mkdir -p "$FP_BUILD"
-	if [[ ! -e $dir/.git ]]; then
-		rm -rf "$dir"
-		git_fp worktree prune
-		git_fp worktree add -q --detach "$dir" "$commit"
-	fi
-	git -C "$dir" checkout -q -f --detach "$commit"
-	git -C "$dir" clean -q -fdx -e .config -e '*.o' -e '*.cmd' -e '*.a' -e '*.ko' 2>/dev/null || true
+	local p
+	worktree_at "$dir" "$(label_commit patched)"
 	if [[ $config == qemu ]]; then
 		for p in "$FP_TOP"/harness/5.10/nvme-*.patch; do
 			git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"

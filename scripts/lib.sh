@@ -170,6 +170,36 @@ git_fp() {
 		--git-dir="$FP_GIT" "$@"
 }
 
+# kbuild_env: what every kernel build of the project shares: ccache in the
+# cache directory, and fixed build stamps so that ccache hits across labels.
+kbuild_env() {
+	export CCACHE_DIR=${CCACHE_DIR:-$FP_CACHE/ccache}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=qemu
+}
+
+# worktree_at DIR COMMIT: DIR as a work tree of the base repository,
+# detached at COMMIT; made anew if missing or made for another pin.
+worktree_owned() {
+	[[ -e $1/.git && $(git -C "$1" rev-parse --path-format=absolute \
+		--git-common-dir 2>/dev/null) == "$(cd "$FP_GIT" && pwd -P)" ]]
+}
+worktree_at() {
+	local dir=$1 commit=$2
+	if [[ -e $dir/.git ]] && ! worktree_owned "$dir"; then
+		log "$dir belongs to another base: made anew"
+		rm -rf "$dir"
+	fi
+	if [[ ! -e $dir/.git ]]; then
+		rm -rf "$dir"
+		mkdir -p "${dir%/*}"
+		git_fp worktree prune
+		git_fp worktree add -q --detach "$dir" "$commit"
+	fi
+	git -C "$dir" checkout -q -f --detach "$commit"
+}
+
 # series_files: the patch files of patches/series, in order.
 series_files() {
 	local p

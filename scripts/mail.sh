@@ -45,12 +45,7 @@ maintainers() {
 	# get_maintainer.pl of the patched tree, for each mail
 	local wt=$FP_BUILD/mail-tree top f
 	top=$(label_commit patched)
-	if [[ ! -e $wt/.git ]]; then
-		rm -rf "$wt"
-		git_fp worktree prune
-		git_fp worktree add -q --detach "$wt" "$top"
-	fi
-	git -C "$wt" checkout -q -f --detach "$top"
+	worktree_at "$wt" "$top"
 	for f in "$out"/v"$version"-*.patch; do
 		[[ $f == *-0000-cover-letter.patch ]] && continue
 		echo "== ${f##*/}"
