@@ -11,7 +11,9 @@
 # kselftests of that prefix and the KUnit suite (guest/check.sh
 # kselftests), no test failing.  Run by
 # "make bisect-check"; prints one line per patch and its time, and fails
-# on the first that does not build or boot.
+# on the first that does not build or boot.  Each patch's line is also
+# appended to results/bisect/<base version>.txt with the series commit, so
+# that ranges run at different times add up to the whole series.
 . "$(dirname "$0")/lib.sh"
 
 FP_PREFIX="[bisect] "
@@ -26,6 +28,8 @@ mapfile -t part_ends < <(awk '
 	/^[0-9][0-9][0-9][0-9]-.*\.patch$/ { n++ }
 	END { print n }' "$FP_PATCHES/series")
 tests=$FP_BUILD/bisect-files
+record=$FP_TOP/results/bisect/$BASE_VERSION.txt
+mkdir -p "${record%/*}"
 t0=$SECONDS
 for ((n = from; n <= to; n++)); do
 	t1=$SECONDS
@@ -47,5 +51,9 @@ for ((n = from; n <= to; n++)); do
 		what+=", $(grep -c '^ok' "$FP_BUILD/bisect-p$n.tests") tests pass"
 	fi
 	log "p$n ok ($what, $((SECONDS - t1)) s): $subj"
+	printf '%s %s p%d %d s: %s: %s\n' "$(date -u +%FT%TZ)" "$(git_fp rev-parse --short=12 "$top")" \
+		"$n" $((SECONDS - t1)) "$what" "$subj" >>"$record"
 done
 log "patches $from..$to build and boot ($((SECONDS - t0)) s)"
+printf '%s %s p%d..p%d: %d s\n' "$(date -u +%FT%TZ)" "$(git_fp rev-parse --short=12 "$top")" \
+	"$from" "$to" $((SECONDS - t0)) >>"$record"
