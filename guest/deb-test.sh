@@ -12,7 +12,8 @@ else
 	tap_fail deb_kernel_release "uname -r is $(uname -r), the package is $want"
 	rc=1
 fi
-echo "# $(fio --version), $(cat /etc/debian_version), $(grep -c ^processor /proc/cpuinfo) CPUs"
+echo "# $(fio --version), $(cat /etc/debian_version), $(grep -c ^processor /proc/cpuinfo) CPUs," \
+	"nvme poll_queues=$(cat /sys/module/nvme/parameters/poll_queues 2>&1)"
 if [ "$(cat /sys/block/$dev/queue/io_poll 2>/dev/null)" = 1 ] &&
 	[ "$(hctx_count $dev poll)" -ge 1 ]; then
 	tap_ok deb_io_poll
