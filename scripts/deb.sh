@@ -6,7 +6,8 @@
 #     (downloaded and unpacked, never installed), config.amd64_none_amd64,
 #     with olddefconfig, no debug info (Debian builds it for its -dbg
 #     package only), no trusted-key files of Debian's build machines,
-#     and the local version -fastpath.
+#     and the local version -fastpath; the tree gets Debian's debian/dfsg/
+#     Kconfig patches (the orig tarball lacks the files they disable).
 #   DEB_CONFIG=qemu: the project's small config (configs/qemu.config) with
 #     what a Debian 11 guest needs to boot from it (configs/deb-guest.config),
 #     and the harness's QEMU doorbell workaround (a test package).
@@ -45,14 +46,50 @@ debian_config() {
 	xz -dc "$dir/$cfgfile"
 }
 
+# Debian's orig tarball leaves out the files Debian does not count as
+# free (af9005-script.h, the vs6624 and COPS drivers, nvidiafb, rivafb,
+# the 8xx microcode, a CIPSO draft), and Debian's linux package hides
+# what needs them behind the debian/dfsg/ Kconfig patches of its
+# debian.tar.xz.  Debian's config still sets some of those symbols
+# (CONFIG_DVB_USB_AF9005=m), which Debian's Kconfig then drops; without
+# the patches the build fails on the missing af9005-script.h.  So the
+# build of Debian's config applies the same patches, from the source
+# package of the base (checked against its .dsc, whose orig tarball is
+# BASE's), never as part of the series.
+dfsg_patches() {
+	local src=$FP_CACHE/src name=${BASE_SRCPKG}_$BASE_SRCVER tar dsc sum x p n=0
+	dsc=$src/$name.dsc tar=$src/$name.debian.tar.xz
+	if [[ ! -f $dsc || ! -f $tar ]]; then
+		src_download "$BASE_SUITE" "$src" "$BASE_SRCPKG=$BASE_SRCVER" ||
+			die "could not download $BASE_SRCPKG=$BASE_SRCVER from $BASE_SUITE's sources"
+	fi
+	dsc_sha() { awk -v f="$1" '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on && $3 == f { print $1 }' "$dsc"; }
+	[[ $(dsc_sha "$BASE_TARBALL") == "$BASE_SHA256" ]] || die "$dsc is not the source package of BASE's $BASE_TARBALL"
+	sum=$(dsc_sha "${tar##*/}")
+	[[ -n $sum ]] || die "$dsc lists no ${tar##*/}"
+	check_sha256 "$tar" "$sum"
+	x=$(mktemp -d)
+	tar -C "$x" -xJf "$tar" debian/patches
+	while read -r p; do
+		git -C "$dir" apply "$x/debian/patches/$p" || die "Debian's $p does not apply"
+		n=$((n + 1))
+	done < <(grep -E '^debian/dfsg/[^ ]+\.patch$' "$x/debian/patches/series")
+	rm -rf "$x"
+	((n > 0)) || die "${tar##*/} has no debian/dfsg/ patches in its series"
+	log "applied Debian's $n debian/dfsg/ patches (Kconfig: drivers whose files the orig tarball lacks)"
+}
+
 checkout() {
 	local p
 	worktree_at "$dir" "$(label_commit patched)"
-	if [[ $config == qemu ]]; then
+	case $config in
+	debian) dfsg_patches ;;
+	qemu)
 		for p in "$FP_TOP"/harness/5.10/nvme-*.patch; do
 			git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
 		done
-	fi
+		;;
+	esac
 }
 
 configure() {
