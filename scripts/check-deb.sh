@@ -7,7 +7,8 @@
 # there as init: uname -r shows the package's version, io_poll is 1, the
 # README's fio io_uring hipri job and a hipri write+verify complete on
 # their poll hctx without NVMe interrupts.  No kernel warning allowed.
-# Ends with "check-deb: N passed, N failed".  CHECK_DEB_POLL_QUEUES=0
+# Ends with "check-deb: N passed, N failed" (the guest's output is kept
+# in results/deb/<config>/check-deb.txt).  CHECK_DEB_POLL_QUEUES=0
 # boots without poll queues (the check must then fail: a test of the test).
 . "$(dirname "$0")/lib.sh"
 
@@ -107,7 +108,9 @@ boot() {
 	local pass fail
 	pass=$(grep -c '^ok ' "$log" || true)
 	fail=$(grep -c '^not ok ' "$log" || true)
-	echo "check-deb: $pass passed, $fail failed ($rel, DEB_CONFIG=$config)"
+	echo "check-deb: $pass passed, $fail failed ($rel, DEB_CONFIG=$config)" | tee -a "$log"
+	# beside the packages it tried: the guest's output of the last run
+	cp "$log" "$debs/check-deb.txt"
 	# every test of guest/deb-test.sh must have reported
 	((fail == 0 && pass >= 5))
 }
