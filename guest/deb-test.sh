@@ -6,6 +6,13 @@
 . /fp/lib.sh
 want=$1 rc=0 dev=nvme0n1
 
+# Debian's own config builds the NVMe driver as a module, which a Debian
+# system's udev loads; this guest runs without udev (modprobe takes
+# nvme.poll_queues from the kernel command line).  The namespace is
+# scanned asynchronously: wait for it.
+modprobe nvme 2>/dev/null
+wait_until 30 test -e /sys/block/$dev
+
 if [ "$(uname -r)" = "$want" ]; then
 	tap_ok "deb_kernel_release $want"
 else
