@@ -56,25 +56,25 @@ debian_config() {
 # build of Debian's config applies the same patches, from the source
 # package of the base (checked against its .dsc, whose orig tarball is
 # BASE's), never as part of the series.
+dsc_sha256() { # DSC FILE: FILE's sha256 as the .dsc lists it
+	awk -v f="$2" '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on && $3 == f { print $1 }' "$1"
+}
 dfsg_patches() {
-	local src=$FP_CACHE/src name=${BASE_SRCPKG}_$BASE_SRCVER tar dsc sum x p n=0
+	local src=$FP_CACHE/src name=${BASE_SRCPKG}_$BASE_SRCVER tar dsc sum p n=0
 	dsc=$src/$name.dsc tar=$src/$name.debian.tar.xz
 	if [[ ! -f $dsc || ! -f $tar ]]; then
 		src_download "$BASE_SUITE" "$src" "$BASE_SRCPKG=$BASE_SRCVER" ||
 			die "could not download $BASE_SRCPKG=$BASE_SRCVER from $BASE_SUITE's sources"
 	fi
-	dsc_sha() { awk -v f="$1" '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on && $3 == f { print $1 }' "$dsc"; }
-	[[ $(dsc_sha "$BASE_TARBALL") == "$BASE_SHA256" ]] || die "$dsc is not the source package of BASE's $BASE_TARBALL"
-	sum=$(dsc_sha "${tar##*/}")
+	[[ $(dsc_sha256 "$dsc" "$BASE_TARBALL") == "$BASE_SHA256" ]] ||
+		die "$dsc is not the source package of BASE's $BASE_TARBALL"
+	sum=$(dsc_sha256 "$dsc" "${tar##*/}")
 	[[ -n $sum ]] || die "$dsc lists no ${tar##*/}"
 	check_sha256 "$tar" "$sum"
-	x=$(mktemp -d)
-	tar -C "$x" -xJf "$tar" debian/patches
-	while read -r p; do
-		git -C "$dir" apply "$x/debian/patches/$p" || die "Debian's $p does not apply"
+	for p in $(tar -xOJf "$tar" debian/patches/series | grep -E '^debian/dfsg/[^ ]+\.patch$'); do
+		tar -xOJf "$tar" "debian/patches/$p" | git -C "$dir" apply || die "Debian's $p does not apply"
 		n=$((n + 1))
-	done < <(grep -E '^debian/dfsg/[^ ]+\.patch$' "$x/debian/patches/series")
-	rm -rf "$x"
+	done
 	((n > 0)) || die "${tar##*/} has no debian/dfsg/ patches in its series"
 	log "applied Debian's $n debian/dfsg/ patches (Kconfig: drivers whose files the orig tarball lacks)"
 }
