@@ -29,6 +29,8 @@ mapfile -t part_ends < <(awk '
 	END { print n }' "$FP_PATCHES/series")
 tests=$FP_BUILD/bisect-files
 record=$FP_TOP/results/bisect/$BASE_VERSION.txt
+short=$(git_fp rev-parse --short=12 "$top")
+stamp() { echo "$(date -u +%FT%TZ) $short"; }
 mkdir -p "${record%/*}"
 t0=$SECONDS
 for ((n = from; n <= to; n++)); do
@@ -51,9 +53,7 @@ for ((n = from; n <= to; n++)); do
 		what+=", $(grep -c '^ok' "$FP_BUILD/bisect-p$n.tests") tests pass"
 	fi
 	log "p$n ok ($what, $((SECONDS - t1)) s): $subj"
-	printf '%s %s p%d %d s: %s: %s\n' "$(date -u +%FT%TZ)" "$(git_fp rev-parse --short=12 "$top")" \
-		"$n" $((SECONDS - t1)) "$what" "$subj" >>"$record"
+	echo "$(stamp) p$n $((SECONDS - t1)) s: $what: $subj" >>"$record"
 done
 log "patches $from..$to build and boot ($((SECONDS - t0)) s)"
-printf '%s %s p%d..p%d: %d s\n' "$(date -u +%FT%TZ)" "$(git_fp rev-parse --short=12 "$top")" \
-	"$from" "$to" $((SECONDS - t0)) >>"$record"
+echo "$(stamp) p$from..p$to: $((SECONDS - t0)) s" >>"$record"

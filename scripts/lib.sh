@@ -179,12 +179,13 @@ kbuild_env() {
 	export KBUILD_BUILD_TIMESTAMP="2024-07-27" KBUILD_BUILD_USER=fastpath KBUILD_BUILD_HOST=qemu
 }
 
-# worktree_at DIR COMMIT: DIR as a work tree of the base repository,
-# detached at COMMIT; made anew if missing or made for another pin.
+# worktree_owned DIR: DIR is a work tree of this pin's base repository.
 worktree_owned() {
 	[[ -e $1/.git && $(git -C "$1" rev-parse --path-format=absolute \
 		--git-common-dir 2>/dev/null) == "$(cd "$FP_GIT" && pwd -P)" ]]
 }
+# worktree_at DIR COMMIT: DIR as a work tree of the base repository,
+# detached at COMMIT; made anew if missing or made for another pin.
 worktree_at() {
 	local dir=$1 commit=$2
 	if [[ -e $dir/.git ]] && ! worktree_owned "$dir"; then
