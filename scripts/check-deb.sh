@@ -75,7 +75,7 @@ install_kernel() {
 	cp "$FP_TOP/guest/lib.sh" "$FP_TOP/guest/deb-test.sh" "$FP_TOP/guest/deb-init" "$root/fp/"
 	chmod +x "$root/fp/deb-init"
 	echo "$rel" >"$root/fp/expected-release"
-	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$work/"
+	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$root/boot/System.map-$rel" "$work/"
 	truncate -s 2G "$work/root.img"
 	mkfs.ext4 -q -F -L root -d "$root" "$work/root.img"
 	rm -rf "$root"
@@ -84,18 +84,18 @@ install_kernel() {
 boot() {
 	local log=$work/guest.log klog=$work/kernel.log rc=0
 	truncate -s 256M "$work/nvme.img"
-	timeout --foreground -k 10 "${CHECK_DEB_TIMEOUT:-900}" qemu-system-x86_64 \
-		-machine q35 -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+	# the guest's output (ttyS1) and QEMU's go to $log, the console to $klog
+	guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$work/System.map-$rel" \
+		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 1024 -no-reboot \
 		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
 		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=${CHECK_DEB_POLL_QUEUES:-1} tsc=reliable panic=-1" \
 		-drive file="$work/root.img",if=virtio,format=raw \
 		-drive file="$work/nvme.img",if=none,id=nv0,format=raw \
 		-device nvme,serial=fpdeb0,drive=nv0 \
-		-serial file:"$klog" -serial file:"$log" -monitor none -display none \
-		</dev/null >"$work/qemu.out" 2>&1 || rc=$?
+		-serial file:"$klog" -serial stdio -monitor none -display none || rc=$?
 	sed -i 's/\r$//' "$log" "$klog"
 	cat "$log" >&2
-	((rc != 124)) || die "guest hung (no exit after ${CHECK_DEB_TIMEOUT:-900} s); kernel log: $klog"
+	((rc != 124)) || die "guest hung (see $log.hung); kernel log: $klog"
 	local splat="$FP_SPLAT_RE|$FP_FAULT_RE"
 	if grep -Eq "$splat" "$klog"; then
 		grep -En -A10 "$splat" "$klog" | head -40 | sed 's/^/  k| /' >&2
@@ -115,6 +115,6 @@ boot() {
 	((fail == 0 && pass >= 5))
 }
 
-need_pkgs qemu-system-x86 e2fsprogs
+need_pkgs qemu-system-x86 e2fsprogs python3
 stage "install $(basename "$image_deb") in $suite" install_kernel
 stage "boot and fio hipri" boot

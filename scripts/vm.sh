@@ -28,13 +28,15 @@ usage: vm.sh [options] [--] COMMAND...
                      the kernel console goes to FILE.kernel
   --show-command     print the QEMU command line and exit
 environment: FP_QEMU_OPTS (more QEMU options, split on blanks),
-  FP_NVME_OPTS (more properties of the single NVMe, e.g. ",ioeventfd=on")
+  FP_NVME_OPTS (more properties of the single NVMe, e.g. ",ioeventfd=on"),
+  FP_BOOT_TIMEOUT (seconds a boot may take before it counts as hung and
+  the guest is booted again, three boots in all; default: 60)
 USAGE
 	exit 2
 }
 
 label=patched smp=1 cpu=max mem=1024 pq=1 mpath=0 nvme=1 disk_mb=256 nullb= append=
-icount=0 timeout=600 boot_timeout=${FP_BOOT_TIMEOUT:-180} logf= show=0 files=()
+icount=0 timeout=600 logf= show=0 files=()
 while (($#)); do
 	case $1 in
 	--label) label=$2; shift ;;
@@ -110,38 +112,12 @@ printf '%q ' "${qemu[@]}" >"$logf.cmd"
 rc=0
 # Two serial lines: the kernel console on ttyS0 ($logf.kernel), the
 # command's output on ttyS1 ($logf), so that on several vCPUs a kernel
-# message never lands in the middle of a test's result line.
-#
-# A guest that has not started its command $boot_timeout s after QEMU did
-# (a boot takes a few seconds) is killed and booted once more, with a
-# note: once in about 40 boots on two vCPUs under TCG, a guest stopped
-# taking timer interrupts during the initcalls (printk times frozen, both
-# vCPUs spinning; cause not yet known).  A second such hang fails.
-boot_once() {
-	local pid i=0
-	timeout --foreground -k 10 "$timeout" "${qemu[@]}" </dev/null >"$logf" 2>&1 &
-	pid=$!
-	while kill -0 $pid 2>/dev/null; do
-		if ((i >= boot_timeout * 10)) && ! grep -q '^FASTPATH-START' "$logf"; then
-			kill $pid 2>/dev/null
-			wait $pid 2>/dev/null
-			return 200
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	wait $pid
-}
-for try in 1 2; do
-	rc=0
-	boot_once || rc=$?
-	((rc == 200 && try == 1)) || break
-	log "guest hung before its command started; kernel log ends: $(tail -n 1 "$run/kernel.log" | tr -d '\r'); booting once more"
-	echo "FASTPATH-NOTE: the first boot hung before the command started" >"$logf.retry"
-	tr -d '\r' <"$run/kernel.log" >"$logf.kernel-hung"
-done
+# message never lands in the middle of a test's result line.  A hung
+# guest leaves $logf.hung (where its vCPUs were, its kernel log); one
+# that hangs before its command starts is booted again (guest_run).
+guest_run "$timeout" "$logf" "$run/kernel.log" "${kernel%/arch/*}/System.map" "${qemu[@]}" || rc=$?
 hung="no exit after $timeout s"
-((rc != 200)) || { rc=124; hung="twice, before its command started"; }
+grep -q '^FASTPATH-START' "$logf" || hung="three boots in a row, before its command started"
 tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
 tr -d '\r' <"$run/kernel.log" >"$logf.kernel" 2>/dev/null || : >"$logf.kernel"
 klog=$logf.kernel
@@ -154,8 +130,8 @@ fail() {
 	tail -n "${2:-40}" "$logf" | sed 's/^/  | /' >&2
 	tail -n "${2:-20}" "$klog" | sed 's/^/  k| /' >&2
 }
-if ((rc == 124 || rc == 137)); then
-	fail "guest hung ($hung)"
+if ((rc == 124)); then
+	fail "guest hung ($hung; where: $logf.hung)"
 	exit 124
 fi
 if grep -Eq "$splat_re" "$klog"; then
