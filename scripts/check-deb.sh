@@ -75,7 +75,8 @@ install_kernel() {
 	cp "$FP_TOP/guest/lib.sh" "$FP_TOP/guest/deb-test.sh" "$FP_TOP/guest/deb-init" "$root/fp/"
 	chmod +x "$root/fp/deb-init"
 	echo "$rel" >"$root/fp/expected-release"
-	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$root/boot/System.map-$rel" "$work/"
+	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$root/boot/System.map-$rel" \
+		"$root/boot/config-$rel" "$work/"
 	truncate -s 2G "$work/root.img"
 	mkfs.ext4 -q -F -L root -d "$root" "$work/root.img"
 	rm -rf "$root"
@@ -85,7 +86,12 @@ boot() {
 	local log=$work/guest.log klog=$work/kernel.log rc=0
 	truncate -s 256M "$work/nvme.img"
 	# the guest's output (ttyS1) and QEMU's go to $log, the console to $klog
-	guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$work/System.map-$rel" \
+	# vCPU addresses of a hang are named only without KASLR (Debian's
+	# config has it; the boot stays as a user's would)
+	local map=$work/System.map-$rel
+	! grep -q '^CONFIG_RANDOMIZE_BASE=y' "$work/config-$rel" || map=
+	trap '[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null' EXIT
+	guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$map" \
 		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 1024 -no-reboot \
 		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
 		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=${CHECK_DEB_POLL_QUEUES:-1} tsc=reliable panic=-1" \

@@ -96,7 +96,8 @@ FP_PKGS_BENCH=(gnuplot-nox)
 # FP_BOOT_TIMEOUT s (default 60; a boot takes 2 to 10 s) after QEMU did.
 # A hang leaves OUT.hung: the kernel log of each hung boot and where its
 # vCPUs were (scripts/vm-cpus.py over a QMP socket, named with MAP,
-# System.map, when it exists).
+# System.map, when it exists).  While QEMU runs, FP_GUEST_PID is the
+# process to kill should the caller exit first (its EXIT trap).
 #
 # Why a hung boot is booted again: on two vCPUs under TCG (QEMU 7.2)
 # 14 boots in 510 of vanilla 5.10.262 stopped after "sched_clock:
@@ -109,31 +110,34 @@ FP_PKGS_BENCH=(gnuplot-nox)
 guest_run() {
 	local timeout=$1 out=$2 klog=$3 map=$4
 	shift 4
-	local boot_timeout=${FP_BOOT_TIMEOUT:-60} sock pid rc try i started cpus when
+	local boot_timeout=${FP_BOOT_TIMEOUT:-60} sock pid rc try t0 el started cpus when
 	[[ -f $map ]] || map=
 	sock=$(mktemp -u "${TMPDIR:-/tmp}/fp-qmp.XXXXXX")
 	rm -f "$out.hung"
 	for try in 1 2 3; do
 		: >"$out"
-		"$@" -qmp "unix:$sock,server=on,wait=off" </dev/null >>"$out" 2>&1 &
-		pid=$! rc=0 i=0 started=0
+		# timeout(1) is the backstop should this script die first; a
+		# signal sent to it reaches QEMU, and a KILL 10 s later
+		timeout -k 10 $((timeout + 60)) "$@" -qmp "unix:$sock,server=on,wait=off" \
+			</dev/null >>"$out" 2>&1 &
+		pid=$! rc=0 t0=$SECONDS started=0 FP_GUEST_PID=$!
 		while kill -0 "$pid" 2>/dev/null; do
 			((started)) || ! grep -q '^FASTPATH-START' "$out" || started=1
-			if ((i >= timeout * 10 || (!started && i >= boot_timeout * 10))); then
+			if ((SECONDS - t0 >= timeout || (!started && SECONDS - t0 >= boot_timeout))); then
 				rc=124
 				break
 			fi
-			sleep 0.1
-			i=$((i + 1))
+			if ((started)); then sleep 0.5; else sleep 0.1; fi
 		done
 		if ((rc == 124)); then
+			el=$((SECONDS - t0))
 			cpus=$(python3 "$FP_TOP/scripts/vm-cpus.py" "$sock" ${map:+"$map"} 2>&1) || true
 			kill "$pid" 2>/dev/null || true
 			wait "$pid" 2>/dev/null || true
 			when=after
 			((started)) || when=before
 			{
-				echo "== boot $try: hung $((i / 10)) s after QEMU started, $when its command started"
+				echo "== boot $try: hung $el s after QEMU started, $when its command started"
 				echo "$cpus"
 				echo "== boot $try: the kernel log"
 				tr -d '\r' <"$klog"
@@ -142,6 +146,7 @@ guest_run() {
 			wait "$pid" || rc=$?
 		fi
 		rm -f "$sock"
+		FP_GUEST_PID=
 		((rc == 124 && !started && try < 3)) || break
 		log "guest hung before its command started (boot $try: kernel log ends '$(tail -n 1 "$klog" | tr -d '\r')'; $(grep -m1 '^vCPU 0' <<<"$cpus" | cut -d' ' -f1-5)); booting again (see $out.hung)"
 	done

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """vm-cpus.py SOCKET [SYSTEM_MAP]: where a hung guest's vCPUs are.
 
-Asks a QEMU's QMP socket (-qmp unix:SOCKET,server=on,wait=off) for each
+Stops the guest on a QEMU's QMP socket (-qmp unix:SOCKET,server=on,
+wait=off; it is left stopped, to be killed) and asks for each
 vCPU's registers and the 4 KiB of stack above its stack pointer, and
 prints, per vCPU, its RIP, RSP, flags and RDI (the first argument: the
 lock a spinning CPU waits for) and the kernel text addresses found on
@@ -58,7 +59,8 @@ def load_map(path, types):
     with open(path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) >= 3 and parts[1] in types:
+            # not the per-CPU offsets (fixed_percpu_data at 0, ...)
+            if len(parts) >= 3 and parts[1] in types and parts[0] >= "ffff8":
                 syms.append((int(parts[0], 16), parts[2]))
     syms.sort()
     return syms
@@ -87,8 +89,7 @@ def main():
         data = namer(load_map(sys.argv[2], "tTwWbBdDrR"))
     qmp = Qmp(sys.argv[1])
     qmp.call("stop")
-    ncpu = len(qmp.call("query-cpus-fast"))
-    for cpu in range(ncpu):
+    for cpu in sorted(c["cpu-index"] for c in qmp.call("query-cpus-fast")):
         regs = qmp.hmp("info registers", cpu)
         get = {k: int(v, 16) for k, v in re.findall(r"\b(RIP|RSP|RDI|RFL)=([0-9a-f]+)", regs)}
         if "RIP" not in get:  # an AP not brought up yet: real mode
@@ -109,7 +110,6 @@ def main():
                 if n and not n.endswith("+0x0"):
                     frames.append(n)
         print("  stack:", " < ".join(frames[:24]) or "(no kernel text address)")
-    qmp.call("cont")
 
 
 if __name__ == "__main__":

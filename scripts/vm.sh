@@ -69,7 +69,7 @@ kernel=$FP_BUILD/$label/arch/x86/boot/bzImage
 need_pkgs "${FP_PKGS_GUEST[@]}"
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/fp-vm.XXXXXX")
-trap 'rm -rf "$run"' EXIT
+trap '[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null; rm -rf "$run"' EXIT
 [[ -n $logf ]] || { mkdir -p "$FP_BUILD/logs"; logf=$FP_BUILD/logs/vm-$label-$(date +%Y%m%d-%H%M%S).log; }
 
 cmdline="console=ttyS0 panic=-1 oops=panic tsc=reliable loglevel=7 rdinit=/init"
