@@ -90,7 +90,7 @@ boot() {
 	# config has it; the boot stays as a user's would)
 	local map=$work/System.map-$rel
 	! grep -q '^CONFIG_RANDOMIZE_BASE=y' "$work/config-$rel" || map=
-	trap '[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null' EXIT
+	trap guest_stop EXIT
 	guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$map" \
 		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 1024 -no-reboot \
 		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
@@ -101,7 +101,7 @@ boot() {
 		-serial file:"$klog" -serial stdio -monitor none -display none || rc=$?
 	sed -i 's/\r$//' "$log" "$klog"
 	cat "$log" >&2
-	((rc != 124)) || die "guest hung (see $log.hung); kernel log: $klog"
+	((rc != 124)) || die "guest hung; kernel log: $klog"
 	local splat="$FP_SPLAT_RE|$FP_FAULT_RE"
 	if grep -Eq "$splat" "$klog"; then
 		grep -En -A10 "$splat" "$klog" | head -40 | sed 's/^/  k| /' >&2

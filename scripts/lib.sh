@@ -96,8 +96,9 @@ FP_PKGS_BENCH=(gnuplot-nox)
 # FP_BOOT_TIMEOUT s (default 60; a boot takes 2 to 10 s) after QEMU did.
 # A hang leaves OUT.hung: the kernel log of each hung boot and where its
 # vCPUs were (scripts/vm-cpus.py over a QMP socket, named with MAP,
-# System.map, when it exists).  While QEMU runs, FP_GUEST_PID is the
-# process to kill should the caller exit first (its EXIT trap).
+# System.map, when it exists), and guest_run says which hang it was.
+# A caller's EXIT trap calls guest_stop, so that a QEMU still running
+# when the caller dies goes with it.
 #
 # Why a hung boot is booted again: on two vCPUs under TCG (QEMU 7.2)
 # 14 boots in 510 of vanilla 5.10.262 stopped after "sched_clock:
@@ -150,7 +151,18 @@ guest_run() {
 		((rc == 124 && !started && try < 3)) || break
 		log "guest hung before its command started (boot $try: kernel log ends '$(tail -n 1 "$klog" | tr -d '\r')'; $(grep -m1 '^vCPU 0' <<<"$cpus" | cut -d' ' -f1-5)); booting again (see $out.hung)"
 	done
+	if ((rc == 124)); then
+		if ((started)); then
+			log "guest hung: no exit after $timeout s (where its vCPUs were: $out.hung)"
+		else
+			log "guest hung: three boots in a row, before its command started (see $out.hung)"
+		fi
+	fi
 	return "$rc"
+}
+# guest_stop: end the QEMU of a guest_run in progress (for EXIT traps).
+guest_stop() {
+	[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null || true
 }
 
 # apt_src SUITE ARGS...: run apt-get against a private list holding only

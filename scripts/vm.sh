@@ -69,7 +69,7 @@ kernel=$FP_BUILD/$label/arch/x86/boot/bzImage
 need_pkgs "${FP_PKGS_GUEST[@]}"
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/fp-vm.XXXXXX")
-trap '[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null; rm -rf "$run"' EXIT
+trap 'guest_stop; rm -rf "$run"' EXIT
 [[ -n $logf ]] || { mkdir -p "$FP_BUILD/logs"; logf=$FP_BUILD/logs/vm-$label-$(date +%Y%m%d-%H%M%S).log; }
 
 cmdline="console=ttyS0 panic=-1 oops=panic tsc=reliable loglevel=7 rdinit=/init"
@@ -116,8 +116,6 @@ rc=0
 # guest leaves $logf.hung (where its vCPUs were, its kernel log); one
 # that hangs before its command starts is booted again (guest_run).
 guest_run "$timeout" "$logf" "$run/kernel.log" "${kernel%/arch/*}/System.map" "${qemu[@]}" || rc=$?
-hung="no exit after $timeout s"
-grep -q '^FASTPATH-START' "$logf" || hung="three boots in a row, before its command started"
 tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
 tr -d '\r' <"$run/kernel.log" >"$logf.kernel" 2>/dev/null || : >"$logf.kernel"
 klog=$logf.kernel
@@ -131,7 +129,7 @@ fail() {
 	tail -n "${2:-20}" "$klog" | sed 's/^/  k| /' >&2
 }
 if ((rc == 124)); then
-	fail "guest hung ($hung; where: $logf.hung)"
+	fail "guest hung"
 	exit 124
 fi
 if grep -Eq "$splat_re" "$klog"; then
