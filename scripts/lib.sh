@@ -278,6 +278,23 @@ worktree_at() {
 	git -C "$dir" checkout -q -f --detach "$commit"
 }
 
+# base_tree: print the path of the base's source tree as its tarball
+# has it (no .git: checkpatch.pl then checks the form of every cited
+# commit, as it does for a user who runs it from the tarball), extracted
+# once per base into the cache for the base's own scripts.
+base_tree() {
+	local dir=$FP_CACHE/base-src-$BASE_VERSION want
+	want=$(git --git-dir="$FP_GIT" rev-parse base) || return 1
+	if [[ $(cat "$dir/.fp-commit" 2>/dev/null) != "$want" ]]; then
+		rm -rf "$dir" "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		git --git-dir="$FP_GIT" archive "$want" | tar -C "$dir.tmp" -x || return 1
+		echo "$want" >"$dir.tmp/.fp-commit"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
 # series_files: the patch files of patches/series, in order.
 series_files() {
 	local p

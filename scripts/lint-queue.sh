@@ -18,10 +18,14 @@ for f in *.patch; do
 done
 [[ $(printf '%s\n' "${listed[@]}" | sort | uniq -d) == "" ]] || problem "series lists a patch twice"
 
-"$FP_TOP/scripts/fetch-base.sh" >/dev/null 2>&1
-# checkpatch of the base tree (its spelling list and rules)
-series_commit >/dev/null
-cp=$FP_CACHE/am-work/scripts/checkpatch.pl
+"$FP_TOP/scripts/fetch-base.sh" >/dev/null || die "cannot fetch the base for checkpatch"
+# checkpatch of the base tree (its spelling list and rules), run at the
+# top of the base's source tree.  A checkpatch that cannot run fails the
+# lint: every run must end with its "total:" line.
+ck=$(base_tree) || die "no source tree of the base for checkpatch"
+cp=$ck/scripts/checkpatch.pl
+[[ -f $cp ]] || die "no $cp"
+command -v perl >/dev/null || die "perl is missing: checkpatch cannot run"
 for f in "${listed[@]}"; do
 	[[ -f $f ]] || continue
 	subj=$(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$f" | head -n 1)
@@ -32,10 +36,12 @@ for f in "${listed[@]}"; do
 		problem "$f: no Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>"
 	# UNKNOWN_COMMIT_ID: the checking tree has the base's history only;
 	# the cited mainline commits are checked against docs/ below
-	out=$(cd "$FP_CACHE/am-work" && PATH=/usr/bin:$PATH perl "$cp" --strict --terse --show-types \
-		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_PATCHES/$f" 2>&1 |
-		grep -E 'ERROR|WARNING|CHECK' || true)
-	[[ -z $out ]] || problem "$f: checkpatch --strict:"$'\n'"$out"
+	out=$(cd "$ck" && PATH=/usr/bin:$PATH perl "$cp" --strict --show-types \
+		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_PATCHES/$f" 2>&1) || true
+	grep -q '^total: [0-9]* errors, [0-9]* warnings' <<<"$out" ||
+		{ problem "$f: checkpatch did not run:"$'\n'"$out"; continue; }
+	grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$out" ||
+		problem "$f: checkpatch --strict:"$'\n'"$(sed '/^total: /,$d' <<<"$out")"
 	# every 'commit <id> ("<title>")' of the message is a known mainline one
 	out=$(python3 - "$f" "$FP_TOP/docs/mainline-commits.txt" <<'PY'
 import re, sys
@@ -45,7 +51,11 @@ known = {}
 for line in open(sys.argv[2]):
     if line.strip() and not line.startswith('#'):
         known[line[:12]] = line[13:].strip()
-for cid, title in re.findall(r'commit ([0-9a-f]{12}) \("(.*?)"\)', msg):
+# 'commit <id> ("<title>")', or '(<id>, "<title>")' for a title with
+# quotes in it, which 5.10's checkpatch cannot parse in the first form
+refs = re.findall(r'commit ([0-9a-f]{12}) \("(.*?)"\)', msg)
+refs += re.findall(r'\(([0-9a-f]{12}), "(.*?)"\)', msg)
+for cid, title in refs:
     if cid not in known:
         print('commit %s is not in docs/mainline-commits.txt' % cid)
     elif known[cid] != title:
