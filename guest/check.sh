@@ -11,6 +11,7 @@ boot=${1:-poll}
 . /fp/faults.sh
 . /fp/mpath.sh
 . /fp/biopoll.sh
+. /fp/acct.sh
 
 echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
@@ -84,6 +85,7 @@ if [ "$boot" = poll ]; then
 		polled_file_dio "$pdev"
 		dsync_polled_write "$pdev"
 		io_poll_toggle_under_io
+		acct_tests "$pdev"
 	else
 		tap_fail polled_rcu_stress "no plain NVMe namespace"
 		rc=1
