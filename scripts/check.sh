@@ -3,11 +3,12 @@
 # (the KASAN and lockdep build of configs/debug.config; CHECK_LABELS to
 # choose others, e.g. "base patched"), boot each on two vCPUs with NVMe
 # poll queues, with an NVMe multipath subsystem and without poll queues,
-# tag-starved, and with liburing's tests (the debug build: the poll and
-# the tag-starved boots only), compare each boot's results with its
-# manifest (guest/expected/), write the mails and send them with
-# git send-email --dry-run (scripts/mail.sh), build the DEB_CONFIG=qemu
-# package and run it in a Debian 11 guest (scripts/check-deb.sh;
+# tag-starved, and with liburing's tests (the debug build: the poll,
+# multipath and tag-starved boots only), compare each boot's results
+# with its manifest (guest/expected/), write the mails and send them with
+# git send-email --dry-run (scripts/mail.sh), package the patched kernel
+# the boots ran (DEB_CONFIG=qemu) and run it in a Debian 11 guest
+# (scripts/check-deb.sh;
 # CHECK_DEB=0 leaves these two out), and end with "check: N passed,
 # N failed, N skipped".
 . "$(dirname "$0")/lib.sh"
@@ -23,15 +24,20 @@ stage "packages" need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" || exit 1
 stage "fetch base" "$FP_TOP/scripts/fetch-base.sh" >/dev/null || exit 1
 stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
 
-# The kselftests and probes run on every label come from the whole series.
-stage "build patched" "$FP_TOP/scripts/build.sh" patched || {
+# The "patched" kernel the boots run is the one the test package ships
+# (scripts/deb.sh, DEB_CONFIG=qemu): the small config plus what a Debian
+# 11 guest needs (configs/deb-guest.config), built once for both in
+# build/patched+deb-guest.  The kselftests and probes run on every label
+# come from the whole series.
+kdir() { [[ $1 != patched ]] && echo "$1" || echo patched+deb-guest; }
+stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 	echo "check: 0 passed, 1 failed, 0 skipped"
 	exit 1
 }
 tests=$out/guest-files
 mkdir -p "$tests"
 for p in iopoll_test uring_test; do
-	cp "$FP_BUILD/patched/tools/testing/selftests/iopoll/$p" "$tests/" 2>/dev/null ||
+	cp "$FP_BUILD/$(kdir patched)/tools/testing/selftests/iopoll/$p" "$tests/" 2>/dev/null ||
 		failures+=("kselftest $p was not built")
 done
 
@@ -56,7 +62,7 @@ manifest_of() {
 boot() {
 	local label=$1 name=$2 rc=0 mf
 	shift 2
-	"$FP_TOP/scripts/vm.sh" --label "$label" --smp 2 --files "$tests" \
+	"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" \
 		--log "$out/$label-$name.log" "$@" -- ${GUEST_CMD:-sh /fp/check.sh $name} || rc=$?
 	# TAP lines of the guest, named by label and boot
 	# (kselftest skip lines carry no name: take it from the RUN line)

@@ -8,9 +8,13 @@
 #     package only), no trusted-key files of Debian's build machines,
 #     and the local version -fastpath; the tree gets Debian's debian/dfsg/
 #     Kconfig patches (the orig tarball lacks the files they disable).
-#   DEB_CONFIG=qemu: the project's small config (configs/qemu.config) with
-#     what a Debian 11 guest needs to boot from it (configs/deb-guest.config),
-#     and the harness's QEMU doorbell workaround (a test package).
+#   DEB_CONFIG=qemu: a test package of the kernel make check boots: the
+#     project's small config (configs/qemu.config) with what a Debian 11
+#     guest needs to boot from it (configs/deb-guest.config) and the
+#     harness patches, built by scripts/build.sh in build/patched+deb-guest
+#     and packaged there, so that make check builds it once.  The release
+#     suffix comes from make's LOCALVERSION, which changes no object but
+#     the version's own.
 # The time of each stage is printed and kept in results/deb/<config>/build-time.txt.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,12 +22,17 @@ config=${DEB_CONFIG:-debian}
 localversion=-fastpath
 out=$FP_TOP/results/deb/$config
 dir=$FP_BUILD/deb-$config
+[[ $config != qemu ]] || dir=$FP_BUILD/patched+deb-guest
 FP_PREFIX="[deb-$config] "
 
 kbuild_env
-# LOCALVERSION= (set, empty): no "+" for a git tree off a tag; the
-# release is the version and CONFIG_LOCALVERSION, 5.10.262-fastpath
-mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION= "$@"; }
+# debian: LOCALVERSION= (set, empty): no "+" for a git tree off a tag;
+# the release is the version and CONFIG_LOCALVERSION, 5.10.262-fastpath.
+# qemu: the build.sh tree's .config has no CONFIG_LOCALVERSION (objects
+# shared with make check's boots); make's LOCALVERSION gives the suffix.
+mkvers=
+[[ $config != qemu ]] || mkvers=$localversion
+mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION="$mkvers" "$@"; }
 
 # The Debian package that holds Debian's kernel configs, by the base's
 # Debian version: bullseye-security's linux-config-5.10 5.10.262-1.
@@ -80,14 +89,15 @@ dfsg_patches() {
 }
 
 checkout() {
-	local p
-	worktree_at "$dir" "$(label_commit patched)"
 	case $config in
-	debian) dfsg_patches ;;
+	debian)
+		worktree_at "$dir" "$(label_commit patched)"
+		dfsg_patches
+		;;
 	qemu)
-		for p in "$FP_TOP"/harness/5.10/nvme-*.patch; do
-			git -C "$dir" apply "$p" || die "harness patch ${p##*/} does not apply"
-		done
+		# checkout, configure and build as make check does (a no-op when
+		# make check built it already)
+		"$FP_TOP/scripts/build.sh" patched deb-guest.config
 		;;
 	esac
 }
@@ -101,19 +111,19 @@ configure() {
 			--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
 			--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
 			--disable DEBUG_INFO --disable DEBUG_INFO_BTF)
+		mk olddefconfig >/dev/null
+		grep -qx "CONFIG_LOCALVERSION=\"$localversion\"" "$dir/.config" ||
+			die "config: LOCALVERSION is not $localversion"
 		;;
 	qemu)
-		mk tinyconfig >/dev/null
-		(cd "$dir" && ./scripts/kconfig/merge_config.sh -m -O . .config \
-			"$FP_TOP/configs/qemu.config" "$FP_TOP/configs/deb-guest.config" >/dev/null)
-		(cd "$dir" && ./scripts/config --set-str LOCALVERSION "$localversion" \
-			--disable LOCALVERSION_AUTO)
+		# build.sh configured it: check what the package relies on
+		grep -qx 'CONFIG_LOCALVERSION=""' "$dir/.config" &&
+			grep -qx '# CONFIG_LOCALVERSION_AUTO is not set' "$dir/.config" ||
+			die "config: a local version of its own in $dir/.config"
+		grep -qx 'CONFIG_MODULES=y' "$dir/.config" || die "config: no CONFIG_MODULES in $dir/.config"
 		;;
 	*) die "DEB_CONFIG=$config: debian or qemu" ;;
 	esac
-	mk olddefconfig >/dev/null
-	grep -qx "CONFIG_LOCALVERSION=\"$localversion\"" "$dir/.config" ||
-		die "config: LOCALVERSION is not $localversion"
 }
 
 package() {
