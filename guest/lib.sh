@@ -110,11 +110,39 @@ devices_check() {
 	fi
 }
 
-# expect_fault_begin WHAT / expect_fault_end: a window of the kernel log in
-# which a timeout, abort or reset message is expected (scripts/vm.sh fails
-# a run on such a message outside one)
-expect_fault_begin() { echo "fastpath: expect-fault begin: $1" >/dev/kmsg; }
+# expect_fault_begin WHAT [ONLY] / expect_fault_end: a window of the
+# kernel log in which a timeout, abort or reset message is expected
+# (scripts/vm.sh fails a run on such a message outside one).  With ONLY,
+# an extended regular expression, only the fault messages that match it
+# are excused inside the window: a recovery test excuses what its own
+# reset prints, never a request timeout that rescued lost I/O.
+expect_fault_begin() {
+	if [ -n "${2:-}" ]; then
+		echo "fastpath: expect-fault begin (only /$2/): $1" >/dev/kmsg
+	else
+		echo "fastpath: expect-fault begin: $1" >/dev/kmsg
+	fi
+}
 expect_fault_end() { echo "fastpath: expect-fault end" >/dev/kmsg; }
+
+# the messages an NVMe controller reset or removal may print
+NVME_RESET_ONLY='reset(ting)? controller|[Rr]emoving|[Rr]emoved'
+
+# polled_after NAME DEV OFFSET: after a recovery, a verified 4 MiB hipri
+# fio job at OFFSET of DEV (an NVMe namespace or multipath head) must run
+# on the poll hctxs (2048 requests or more) with next to no NVMe
+# interrupts (at most 64); prints why not, nothing if it did
+polled_after() {
+	local q0 q1 i0 i1 f
+	q0=$(hctx_queued "$2" poll) i0=$(nvme_irqs)
+	run_timed 60 fio_verify "$1" "$2" 1 --size=4M --offset="$3" --iodepth=16
+	f=$?
+	q1=$(hctx_queued "$2" poll) i1=$(nvme_irqs)
+	echo "# $1 after the recovery: fio exit $f, poll hctx +$((q1 - q0)), nvme irqs +$((i1 - i0))" >&2
+	[ $f = 0 ] || { echo "fio after the recovery failed ($f)"; return; }
+	[ $((q1 - q0)) -ge 2048 ] || { echo "not polled after the recovery (poll hctx +$((q1 - q0)))"; return; }
+	[ $((i1 - i0)) -le 64 ] || echo "$((i1 - i0)) NVMe interrupts for polled I/O after the recovery"
+}
 
 # the first plain (not multipath head) NVMe namespace
 nvme_plain() {

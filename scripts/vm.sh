@@ -140,11 +140,19 @@ fi
 # A request timeout, an abort or a controller reset is a fault even when
 # the I/O then succeeded (a timeout handler can complete a request a
 # broken ->poll() lost).  Only a test that causes one on purpose may: it
-# writes "expect-fault begin" and "expect-fault end" to /dev/kmsg around it.
+# writes "expect-fault begin" and "expect-fault end" to /dev/kmsg around it;
+# "expect-fault begin (only /RE/)" excuses only the messages that match RE.
 faults=$(awk -v re="$fault_re" '
-	/expect-fault begin/ { inwin = 1; next }
+	/expect-fault begin/ {
+		inwin = 1
+		only = ""
+		if (match($0, /expect-fault begin \(only \/.*\/\)/))
+			only = substr($0, RSTART + 26, RLENGTH - 28)
+		next
+	}
 	/expect-fault end/ { inwin = 0; next }
-	/^\[ *[0-9]+\.[0-9]+\] / && !inwin && $0 ~ re && !/Running liburing test/ { print NR ": " $0 }
+	/^\[ *[0-9]+\.[0-9]+\] / && $0 ~ re && !/Running liburing test/ &&
+		(!inwin || (only != "" && $0 !~ only)) { print NR ": " $0 }
 	' "$klog")
 if [[ -n $faults ]]; then
 	head -20 <<<"$faults" | sed 's/^/  k| /' >&2
