@@ -85,6 +85,7 @@ if [ "$boot" = poll ]; then
 		polled_file_dio "$pdev"
 		dsync_polled_write "$pdev"
 		io_poll_toggle_under_io
+		large_polled_verify "$pdev"
 		acct_tests "$pdev"
 	else
 		tap_fail polled_rcu_stress "no plain NVMe namespace"
