@@ -18,7 +18,9 @@ polled_since() { [ "$(hctx_queued "$1" poll)" -gt "$2" ]; }
 # CPU 1 goes offline and comes back four times while polled I/O runs on
 # it: on null_blk with a poll queue for each CPU (the one of CPU 1 goes
 # inactive and is drained; batched allocation must give back what it took
-# from it) and on the NVMe poll queue.  Nothing lost, no hang.
+# from it) and on the NVMe, which has a poll queue per CPU in the poll
+# boot.  Both fio jobs must still run at each switch.  Nothing lost, no
+# hang.
 cpu_offline_polled() {
 	local c=/sys/devices/system/cpu/cpu1/online nb dev i p1 p2 frc1 frc2 why= q0 q1 busy
 	if [ ! -w $c ]; then
@@ -40,10 +42,16 @@ cpu_offline_polled() {
 	sleep 0.5
 	for i in 1 2 3 4; do
 		sleep 0.5
-		run_timed 30 sh -c "echo 0 >$c" || why="taking CPU 1 offline failed or hung"
+		# the point is I/O in flight: both jobs must still run
+		running $p1 && running $p2 ||
+			why="${why:+$why; }fio had ended before CPU 1 went offline ($i)"
+		run_timed 30 sh -c "echo 0 >$c" || why="${why:+$why; }taking CPU 1 offline failed or hung"
 		sleep 0.5
-		run_timed 30 sh -c "echo 1 >$c" || why="bringing CPU 1 back failed or hung"
+		run_timed 30 sh -c "echo 1 >$c" || why="${why:+$why; }bringing CPU 1 back failed or hung"
 	done
+	wait_until 120 not_running $p1 && wait_until 120 not_running $p2 ||
+		why="${why:+$why; }fio still running 120 s after the last switch"
+	kill -KILL $p1 $p2 2>/dev/null
 	wait $p1
 	frc1=$?
 	wait $p2
@@ -54,12 +62,15 @@ cpu_offline_polled() {
 	[ "$(cat $c)" = 1 ] || why="CPU 1 stayed offline"
 	if [ $frc1 != 0 ] || [ $frc2 != 0 ]; then
 		tail -5 /tmp/fio-cpuoff-nullb.out /tmp/fio-cpuoff-nvme.out
-		why="fio failed (null_blk $frc1, NVMe $frc2)"
+		why="${why:+$why; }fio failed (null_blk $frc1, NVMe $frc2)"
 	elif [ $((q1 - q0)) -lt 16384 ]; then
-		why="null_blk I/O was not polled ($((q1 - q0)) requests on its poll hctxs)"
+		why="${why:+$why; }null_blk I/O was not polled ($((q1 - q0)) requests on its poll hctxs)"
 	elif [ "$busy" != 0 ]; then
-		why="$busy null_blk tags still busy"
+		why="${why:+$why; }$busy null_blk tags still busy"
 	fi
+	# the poll boot's NVMe has a poll queue per CPU: CPU 1's went inactive
+	[ "$(hctx_count "$dev" poll)" -ge 2 ] ||
+		why="${why:+$why; }/dev/$dev has $(hctx_count "$dev" poll) poll hctx: none went inactive"
 	run_timed 30 nullb_remove cpuoff || why="${why:+$why; }removing the device hung or failed"
 	tap_result cpu_offline_polled "$why"
 }

@@ -100,7 +100,8 @@ for label in "${labels[@]}"; do
 		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" ||
 			{ failures+=("build $label"); continue; }
 	fi
-	stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 1 "${dbg[@]}" ||
+	# two poll queues on two vCPUs: CPU hotplug takes one poll hctx away
+	stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 2 "${dbg[@]}" ||
 		failures+=("$label poll")
 	# the debug kernel runs the poll, multipath (path loss under KASAN)
 	# and starved boots, the rest would not fit CI's time
