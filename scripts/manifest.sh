@@ -6,7 +6,8 @@
 #   - a test of the manifest that reported nothing (or more than once);
 #   - a test that reported and is not in the manifest;
 #   - a test that skipped where the manifest wants a pass, or passed where
-#     it names a skip (the manifest is then out of date).
+#     it names a skip (the manifest is then out of date), or skipped for
+#     another reason than the one the manifest names.
 # MANIFEST lines: "ID" (must pass) or "ID skip REASON" (must skip, the
 # reason says why that is right for this boot); # starts a comment.
 # manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
@@ -37,6 +38,10 @@ awk -v pfx="$label $boot: " -v mf="$manifest" '
 			split(line, f, /[ \t]+/)
 			if (f[1] in want) dup[f[1]] = 1
 			want[f[1]] = (f[2] == "skip") ? "skip" : "pass"
+			r = line
+			sub(/^[ \t]*[^ \t]+[ \t]+skip[ \t]*/, "", r)
+			sub(/[ \t]+$/, "", r)
+			wantwhy[f[1]] = r
 			order[n++] = f[1]
 		}
 	}
@@ -64,6 +69,11 @@ awk -v pfx="$label $boot: " -v mf="$manifest" '
 			} else if (got[id] == "skip" && want[id] == "pass") {
 				r = why[id]; sub(/.*# SKIP /, "", r)
 				printf "%snot ok - manifest/%s: skipped (%s), must pass here\n", pfx, id, r; bad = 1
+			} else if (got[id] == "skip" && want[id] == "skip") {
+				r = why[id]; sub(/.*# SKIP /, "", r); sub(/[ \t]+$/, "", r)
+				if (r != wantwhy[id]) {
+					printf "%snot ok - manifest/%s: skipped (%s), the manifest names another reason (%s)\n", pfx, id, r, wantwhy[id]; bad = 1
+				}
 			} else if (got[id] == "pass" && want[id] == "skip") {
 				printf "%snot ok - manifest/%s: passed where the manifest names a skip: update it\n", pfx, id; bad = 1
 			}
