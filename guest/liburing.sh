@@ -8,8 +8,9 @@
 #                         liburing-base.txt, base's results:
 #                         - base passed: the test must pass (a skip fails);
 #                         - base failed or timed out: a failure with the
-#                           same exit status is a skip ("as on base"), any
-#                           other failure (a hang included) fails;
+#                           same exit status and the same first failure
+#                           line (the subtest) is a skip ("as on base"),
+#                           any other failure (a hang included) fails;
 #                         - base skipped: a skip is a skip.
 #                         Each test may take 5 times base's time plus 10 s
 #                         (25 times on a KASAN kernel), at most 60 s (300 s).
@@ -64,6 +65,9 @@ for id in $list; do
 	# base's result, exit status and time (liburing-base.txt)
 	set -- $(awk -v id="$id" '$1 == id { print $2, $3, $4 }' /fp/liburing/liburing-base.txt 2>/dev/null)
 	bres=${1:-} bst=${2:-} bsecs=${3:-}
+	# base's first line that said what failed (the subtest)
+	bwhy=$(awk -v id="$id" '$1 == id { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print }' \
+		/fp/liburing/liburing-base.txt 2>/dev/null)
 	limit=$cap
 	if [ $mode != all ] && [ -n "$bsecs" ]; then
 		limit=$(awk -v s="$bsecs" -v f=$factor -v c=$cap 'BEGIN { l = int(s * f + 10); print (l < c) ? l : c }')
@@ -95,10 +99,13 @@ for id in $list; do
 		echo "ok $n liburing/$id # SKIP the test skipped itself (on base too)"
 		continue ;;
 	fail/fail | timeout/timeout)
-		if [ "$st" = "$bst" ]; then
+		# the same exit status and the same first failure line: a test
+		# that fails on base in one subtest must not hide another
+		if [ "$st" = "$bst" ] && [ "${why:--}" = "${bwhy:--}" ]; then
 			echo "ok $n liburing/$id # SKIP $res as on base (exit $st)"
 			continue
-		fi ;;
+		fi
+		echo "# base failed with: ${bwhy:--}; here: ${why:--}" ;;
 	esac
 	sed 's/^/# /' /tmp/lu.out | tail -20
 	echo "not ok $n liburing/$id ($res, exit $st, ${secs} s; base: ${bres:-not run}, exit ${bst:--}, ${bsecs:--} s)"
