@@ -33,9 +33,10 @@ cpu_offline_polled() {
 		{ tap_fail cpu_offline_polled "could not create a null_blk device"; rc=1; return; }
 	dev=$(nvme_plain) || { tap_fail cpu_offline_polled "no NVMe namespace"; rc=1; return; }
 	q0=$(hctx_queued "$nb" poll)
-	verify_fio cpuoff-nullb "$nb" 32M --cpus_allowed=1 &
+	# long enough to run through all four switches (some 6 s)
+	verify_fio cpuoff-nullb "$nb" 32M --cpus_allowed=1 --loops=8 &
 	p1=$!
-	verify_fio cpuoff-nvme "$dev" 16M --cpus_allowed=1 &
+	verify_fio cpuoff-nvme "$dev" 16M --cpus_allowed=1 --loops=8 &
 	p2=$!
 	# fio pins itself to CPU 1 when its job starts: only then take it away
 	wait_until 20 polled_since "$nb" "$q0"
