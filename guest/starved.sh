@@ -115,9 +115,11 @@ starved_report() {
 	elif [ "$crc" != 0 ]; then
 		tap_fail "$name" "a queue freeze did not complete ($crc)"
 		rc=1
-	elif [ "${name%_polled}" != "$name" ] && { [ $((pq + mq)) -lt 8192 ] || [ "$oq" != 0 ]; }; then
+	elif [ "${name%_polled}" != "$name" ] && { [ $((pq + mq)) -lt 8000 ] || [ "$oq" != 0 ]; }; then
 		# 8192 hipri I/Os (requests + merges), the ones io-wq reissued
-		# after -EAGAIN too
+		# after -EAGAIN too: none may land on another hctx.  (hctx
+		# "queued" is a plain increment that two CPUs allocating on one
+		# hctx can lose: a few short of 8192 is no proof of anything.)
 		tap_fail "$name" "not all polled: $pq requests on the poll hctxs ($mq merges), $oq on the others"
 		rc=1
 	elif [ "${name%_irq}" != "$name" ] && [ "$pq" != 0 ]; then
