@@ -40,8 +40,8 @@ FP_IDENT_EMAIL="dev@fastpath.invalid"
 # timeout, abort or controller reset that no test announced
 # (scripts/vm.sh, scripts/check-deb.sh).
 # kmemleak's report comes from the scan the guest's init runs at the end
-# (debug kernels); DMA-API is CONFIG_DMA_API_DEBUG's.
-FP_SPLAT_RE='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at|INFO: trying to register non-static key|rcu_tasks detected stalls|page allocation failure|dma_pool_destroy|DMA-API:|suspected memory leaks)'
+# (debug kernels); CONFIG_DMA_API_DEBUG reports through WARN().
+FP_SPLAT_RE='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at|INFO: trying to register non-static key|rcu_tasks detected stalls|page allocation failure|dma_pool_destroy.*busy|suspected memory leaks)'
 FP_FAULT_RE='timed out|timeout|completion polled|aborting|reset(ting)? controller'
 
 log() { printf '%s\n' "${FP_PREFIX:-}$*" >&2; }
