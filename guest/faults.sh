@@ -147,17 +147,24 @@ not_running() { ! running "$1"; }
 no_busy_tags() { [ "$(tags_busy "$1")" = 0 ]; }
 
 killed_with_polled_io() {
-	local nb p busy why=
+	local nb p busy why= q0 st
 	nb=$(nullb_create killed irqmode=1 size=64 memory_backed=1 poll_queues=1) ||
 		{ tap_fail killed_with_polled_io "could not create a null_blk device"; rc=1; return; }
+	q0=$(hctx_queued "$nb" poll)
 	fio --name=killed --thread --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
 		--rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
-		--time_based --runtime=30 --output-format=terse >/dev/null 2>&1 &
+		--time_based --runtime=30 --output-format=terse >/tmp/fio-killed.out 2>&1 &
 	p=$!
-	sleep 2
+	# killed with polled I/O in flight: it must have started
+	wait_until 20 polled_since "$nb" "$q0" || why="no polled I/O before the kill"
+	sleep 1
+	running $p || why="${why:+$why; }fio ended before the kill: $(tail -1 /tmp/fio-killed.out)"
 	kill -KILL $p
-	wait_until 30 not_running $p || why="the killed task did not exit in 30 s"
+	wait_until 30 not_running $p || why="${why:+$why; }the killed task did not exit in 30 s"
 	wait $p 2>/dev/null
+	st=$?
+	# 137: killed by the signal, not ended by an error of its own
+	[ $st = 137 ] || why="${why:+$why; }fio exit $st, not 137 (SIGKILL): $(tail -1 /tmp/fio-killed.out)"
 	# the ring is torn down by a worker after the task is gone
 	wait_until 30 no_busy_tags "$nb"
 	busy=$(tags_busy "$nb")

@@ -49,12 +49,20 @@ mpath_head_polled_verify() {
 # IOPOLL on the head: a ring of polled reads and writes completes (5.10
 # refused it with EOPNOTSUPP: the head took no REQ_NOWAIT)
 mpath_head_iopoll() {
-	local head=$1 f why=
-	fio --name=head3 --filename=/dev/$head --ioengine=io_uring --hipri=1 \
-		--direct=1 --rw=randrw --bs=4k --size=2M --offset=24M --iodepth=8 \
+	local head=$1 f why= q0 q1 i0 i1
+	q0=$(hctx_queued "$head" poll) i0=$(nvme_irqs)
+	# writes, each read back as the job goes (verify_backlog)
+	run_timed 120 fio --name=head3 --filename=/dev/$head --ioengine=io_uring --hipri=1 \
+		--direct=1 --rw=randwrite --bs=4k --size=2M --offset=24M --iodepth=8 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=16 \
 		--output-format=terse >/tmp/fio-head3.out 2>&1
 	f=$?
+	q1=$(hctx_queued "$head" poll) i1=$(nvme_irqs)
+	echo "# head IOPOLL write+read-back: fio exit $f, paths' poll hctxs +$((q1 - q0)), nvme irqs +$((i1 - i0))"
 	[ $f = 0 ] || { tail -3 /tmp/fio-head3.out; why="fio exit $f"; }
+	# 512 I/Os of 4 KiB and their read-backs: all on the paths' poll hctxs
+	[ $((q1 - q0)) -ge 512 ] && [ $((i1 - i0)) -le 16 ] ||
+		why="${why:+$why; }not polled (poll hctxs +$((q1 - q0)), irqs +$((i1 - i0)))"
 	tap_result mpath_head_iopoll "$why"
 	[ -z "$why" ] || rc=1
 }
