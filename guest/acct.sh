@@ -10,7 +10,7 @@ stat_field() {
 	awk -v n="$2" '{ print $n }' "/sys/block/$1/stat"
 }
 
-# fio_runtime_ms OUT: the read runtime (ms) of fio's terse output
+# fio_read_runtime_ms OUT: the read runtime (ms) of fio's terse output
 fio_read_runtime_ms() {
 	awk -F';' '$1 == 3 { print $9; exit }' "$1"
 }

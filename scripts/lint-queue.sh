@@ -35,7 +35,11 @@ for f in "${listed[@]}"; do
 	grep -qx "Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>" "$f" ||
 		problem "$f: no Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>"
 	# UNKNOWN_COMMIT_ID: the checking tree has the base's history only;
-	# the cited mainline commits are checked against docs/ below
+	# the cited mainline commits are checked against docs/ below.
+	# FILE_PATH_CHANGES: checkpatch asks it of every patch that adds a
+	# file without touching MAINTAINERS; the series lists each new file
+	# there (0001: tools/testing/selftests/iopoll/, 0014:
+	# lib/sbitmap_kunit.c, 0054: Documentation/block/polled-io.rst).
 	out=$(cd "$ck" && PATH=/usr/bin:$PATH perl "$cp" --strict --show-types \
 		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_PATCHES/$f" 2>&1) || true
 	grep -q '^total: [0-9]* errors, [0-9]* warnings' <<<"$out" ||
