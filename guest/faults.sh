@@ -209,3 +209,44 @@ mpath_head_io() {
 		tap_ok mpath_head_io
 	fi
 }
+
+# The NVMe's shadow doorbell buffer ("check.sh dbbuf", booted with the
+# harness's nvme.qemu_shadow_doorbells=1): the driver writes SQ tails and
+# CQ heads there and rings the real doorbell only when the controller's
+# event index asks for it, batched polled completion included.  8 MiB
+# polled (QD 32, submitted and reaped 8 at a time), then 8 MiB by
+# interrupt, each written and read back; the polled job on the poll
+# hctxs with next to no NVMe interrupt.  A lost doorbell shows as an I/O
+# timeout in the kernel log, which fails the boot.
+shadow_doorbells() {
+	local dev why= q0 q1 i0 i1 f
+	dev=$(nvme_plain) || { tap_fail shadow_doorbells "no NVMe namespace"; rc=1; return; }
+	dmesg | grep -q "nvme ${dev%n*}: harness: shadow doorbells on" ||
+		why="shadow doorbells not on: $(dmesg | grep -m1 'harness: shadow doorbells' || echo 'the harness said nothing')"
+	! dmesg | grep -q "unable to set dbbuf" || why="${why:+$why; }the controller refused the doorbell buffer"
+	q0=$(hctx_queued "$dev" poll) i0=$(nvme_irqs)
+	run_timed 120 fio_verify dbbuf-poll "$dev" 1 --size=8M --iodepth=32 \
+		--iodepth_batch_submit=8 --iodepth_batch_complete_min=8
+	f=$?
+	q1=$(hctx_queued "$dev" poll) i1=$(nvme_irqs)
+	echo "# shadow doorbells, polled: fio exit $f, poll hctxs +$((q1 - q0)), nvme irqs +$((i1 - i0))"
+	if [ $f != 0 ]; then
+		tail -3 /tmp/fio-dbbuf-poll.out
+		why="${why:+$why; }polled fio failed ($f)"
+	elif [ $((q1 - q0)) -lt 4096 ] || [ $((i1 - i0)) -gt 64 ]; then
+		why="${why:+$why; }not polled (poll hctxs +$((q1 - q0)), nvme irqs +$((i1 - i0)))"
+	fi
+	i0=$(nvme_irqs)
+	run_timed 120 fio_verify dbbuf-irq "$dev" 0 --size=8M --offset=8M --iodepth=32 \
+		--iodepth_batch_submit=8 --iodepth_batch_complete_min=1
+	f=$?
+	i1=$(nvme_irqs)
+	echo "# shadow doorbells, by interrupt: fio exit $f, nvme irqs +$((i1 - i0))"
+	if [ $f != 0 ]; then
+		tail -3 /tmp/fio-dbbuf-irq.out
+		why="${why:+$why; }fio by interrupt failed ($f)"
+	elif [ $((i1 - i0)) -lt 64 ]; then
+		why="${why:+$why; }only $((i1 - i0)) NVMe interrupts for 4096 unpolled I/Os"
+	fi
+	tap_result shadow_doorbells "$why"
+}

@@ -1,9 +1,12 @@
 # Guest-side helpers (busybox sh), sourced by the guest scripts.
 
 # Results as TAP lines at the start of a console line; the host counts them.
-tap_ok() { echo "ok - $1"; }
-tap_fail() { echo "not ok - $1${2:+: $2}"; }
-tap_skip() { echo "ok - $1 # SKIP $2"; }
+# Each is followed by the guest's uptime, "# at S s", so that the log
+# shows what each test cost.
+tap_at() { echo "# at $(cut -d' ' -f1 /proc/uptime) s"; }
+tap_ok() { echo "ok - $1"; tap_at; }
+tap_fail() { echo "not ok - $1${2:+: $2}"; tap_at; }
+tap_skip() { echo "ok - $1 # SKIP $2"; tap_at; }
 # tap_result NAME WHY: ok if WHY is empty, else not ok with it (and rc=1)
 tap_result() {
 	if [ -z "$2" ]; then
@@ -49,7 +52,7 @@ hctx_count() {
 devices_check() {
 	local d h n
 	case $1 in
-	poll | starved | nopoll)
+	poll | starved | nopoll | dbbuf)
 		d=$(nvme_plain)
 		if [ -z "$d" ]; then
 			tap_fail dev_nvme "no plain NVMe namespace"
