@@ -6,7 +6,7 @@ LABELS ?= base patched
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
-	@echo "make check-long  the debug kernel's boots REPEAT=3 times and liburing on it"
+	@echo "make check-long  the debug kernel's boots (starved too) REPEAT=3 times, liburing on it"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
@@ -22,10 +22,11 @@ help:
 check:
 	scripts/check.sh
 
-# before a resolve: the debug kernel's boots three times over and
-# liburing's tests on it (longer than CI's 90 minutes with make check)
+# before a resolve: the debug kernel's boots (the tag-starved one too)
+# three times over and liburing's tests on it (longer than CI has)
 check-long:
 	CHECK_LABELS=patched+debug CHECK_REPEAT=$(or $(REPEAT),3) CHECK_DEBUG_LIBURING=1 \
+		CHECK_DEBUG_STARVED=1 \
 		CHECK_DEB=0 scripts/check.sh
 
 DEB_CONFIG ?= debian

@@ -12,6 +12,7 @@ boot=${1:-poll}
 . /fp/mpath.sh
 . /fp/biopoll.sh
 . /fp/acct.sh
+. /fp/eagain.sh
 
 echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
@@ -86,6 +87,8 @@ if [ "$boot" = poll ]; then
 	nvme_reset_polled
 	killed_with_polled_io
 	nullb_bad_config
+	echo "== no spurious -EAGAIN: split and multi-bio NOWAIT I/O"
+	nowait_split_no_eagain
 	echo "== bio-based polling: RCU lifetime, files, split I/O"
 	pdev=$(nvme_plain) || pdev=
 	if [ -n "$pdev" ]; then

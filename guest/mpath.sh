@@ -163,5 +163,6 @@ mpath_polled() {
 	mpath_head_polled_verify "$head"
 	mpath_head_iopoll "$head"
 	mpath_reset_polled "$head"
+	mpath_failover_no_eagain "$head"
 	mpath_path_removed_polled "$head"
 }
