@@ -86,6 +86,7 @@ if [ "$boot" = poll ]; then
 	cpu_offline_polled
 	nvme_reset_polled
 	killed_with_polled_io
+	killed_with_iowq_polled_io
 	nullb_bad_config
 	echo "== no spurious -EAGAIN: split and multi-bio NOWAIT I/O"
 	nowait_split_no_eagain

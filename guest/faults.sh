@@ -153,13 +153,17 @@ nvme_reset_polled() {
 not_running() { ! running "$1"; }
 no_busy_tags() { [ "$(tags_busy "$1")" = 0 ]; }
 
-killed_with_polled_io() {
-	local nb p busy why= q0 st
-	nb=$(nullb_create killed irqmode=1 size=64 memory_backed=1 poll_queues=1) ||
-		{ tap_fail killed_with_polled_io "could not create a null_blk device"; rc=1; return; }
+# killed_polled ID SECS NULLB-ATTRS FIO-OPTIONS...: fio polled reads on a
+# null_blk made with NULLB-ATTRS, killed once polled I/O has run; the task
+# must be gone SECS after the kill
+killed_polled() {
+	local id=$1 secs=$2 attrs=$3 nb p busy why= q0 st
+	shift 3
+	nb=$(nullb_create killed irqmode=1 size=64 memory_backed=1 poll_queues=1 $attrs) ||
+		{ tap_fail "$id" "could not create a null_blk device"; rc=1; return; }
 	q0=$(hctx_queued "$nb" poll)
 	fio --name=killed --thread --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
-		--rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 \
+		--rw=randread --bs=4k --iodepth=64 --iodepth_batch_submit=32 "$@" \
 		--time_based --runtime=30 --output-format=terse >/tmp/fio-killed.out 2>&1 &
 	p=$!
 	# killed with polled I/O in flight: it must have started
@@ -167,7 +171,8 @@ killed_with_polled_io() {
 	sleep 1
 	running $p || why="${why:+$why; }fio ended before the kill: $(tail -1 /tmp/fio-killed.out)"
 	kill -KILL $p
-	wait_until 30 not_running $p || why="${why:+$why; }the killed task did not exit in 30 s"
+	wait_until "$secs" not_running $p || why="${why:+$why; }the killed task did not exit in $secs s"
+	wait_until 60 not_running $p
 	wait $p 2>/dev/null
 	st=$?
 	# 137: killed by the signal, not ended by an error of its own
@@ -177,7 +182,17 @@ killed_with_polled_io() {
 	busy=$(tags_busy "$nb")
 	[ "$busy" = 0 ] || why="${why:+$why; }$busy tags still busy 30 s after the kill"
 	run_timed 30 nullb_remove killed || why="${why:+$why; }removing the device hung or failed"
-	tap_result killed_with_polled_io "$why"
+	tap_result "$id" "$why"
+}
+
+killed_with_polled_io() { killed_polled killed_with_polled_io 30 ""; }
+
+# The same with every read issued by io-wq workers (IOSQE_ASYNC) and 4
+# tags: the workers issue polled reads without REQ_NOWAIT and sleep for
+# tags that only the ring's polling frees; the exiting task must poll for
+# them before it waits for its workers, not leave them to the timeout.
+killed_with_iowq_polled_io() {
+	killed_polled killed_with_iowq_polled_io 5 "hw_queue_depth=4" --force_async=1
 }
 
 # I/O through the NVMe multipath head without IOPOLL: io_uring
