@@ -152,6 +152,16 @@ nvme_reset_polled() {
 # with the task, every tag is free afterwards and the device can go.
 not_running() { ! running "$1"; }
 no_busy_tags() { [ "$(tags_busy "$1")" = 0 ]; }
+# threads_gone PID: no thread of PID is left but zombies (a thread group
+# leader that exits first stays a zombie while its other threads run)
+threads_gone() {
+	local t st
+	for t in /proc/$1/task/*/stat; do
+		[ -e "$t" ] || continue
+		st=$(sed 's/.*) //' "$t" 2>/dev/null) || continue
+		[ -z "$st" ] || [ "${st%% *}" = Z ] || return 1
+	done
+}
 
 # killed_polled ID SECS NULLB-ATTRS FIO-OPTIONS...: fio polled reads on a
 # null_blk made with NULLB-ATTRS, killed once polled I/O has run; the task
@@ -171,8 +181,10 @@ killed_polled() {
 	sleep 1
 	running $p || why="${why:+$why; }fio ended before the kill: $(tail -1 /tmp/fio-killed.out)"
 	kill -KILL $p
-	wait_until "$secs" not_running $p || why="${why:+$why; }the killed task did not exit in $secs s"
-	wait_until 60 not_running $p
+	# every thread (fio --thread runs its job in one): the one with the
+	# ring waits for its io-wq workers as it exits
+	wait_until "$secs" threads_gone $p || why="${why:+$why; }the killed task did not exit in $secs s"
+	wait_until 60 threads_gone $p
 	wait $p 2>/dev/null
 	st=$?
 	# 137: killed by the signal, not ended by an error of its own
