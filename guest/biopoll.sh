@@ -126,18 +126,18 @@ polled_file_dio() {
 }
 
 
-# io_poll switched off and on while polled I/O runs.  Each switch freezes
-# the queue, so the polled requests in flight are polled to completion
-# before the flag goes: a second after io_poll=0 no request may sit on a
-# poll hctx (without the freeze they wait there, unpolled, until io_poll
-# comes back or they time out), and the I/O goes on by interrupt.
+# io_poll switched off and on while polled I/O runs (20 s of it: the
+# three switches take some 8 s on the debug kernel).  A switch changes
+# only new I/O; the polled requests in flight are still reaped by their
+# poller, so a second after io_poll=0 no request may sit on a poll hctx,
+# and the I/O goes on by interrupt.
 io_poll_toggle_under_io() {
 	local nb pid i why= frc stuck q0
 	nb=$(nullb_create tog irqmode=1 size=32 memory_backed=1 poll_queues=1) ||
 		{ tap_fail io_poll_toggle_under_io "could not create a null_blk device"; rc=1; return; }
 	q0=$(hctx_queued "$nb" poll)
 	fio --name=tog --filename=/dev/$nb --ioengine=io_uring --hipri=1 --direct=1 \
-		--rw=randwrite --bs=4k --iodepth=32 --time_based --runtime=8 \
+		--rw=randwrite --bs=4k --iodepth=32 --time_based --runtime=20 \
 		--verify=crc32c --verify_fatal=1 --verify_backlog=64 \
 		--output-format=terse >/tmp/fio-tog.out 2>&1 &
 	pid=$!
