@@ -25,8 +25,7 @@ check:
 # before a resolve: the debug kernel's boots (the tag-starved one too)
 # three times over and liburing's tests on it (longer than CI has)
 check-long:
-	CHECK_LABELS=patched+debug CHECK_REPEAT=$(or $(REPEAT),3) CHECK_DEBUG_LIBURING=1 \
-		CHECK_DEBUG_STARVED=1 \
+	CHECK_LABELS=patched+debug CHECK_REPEAT=$(or $(REPEAT),3) CHECK_LONG=1 \
 		CHECK_DEB=0 scripts/check.sh
 
 DEB_CONFIG ?= debian

@@ -14,11 +14,15 @@ eagain_fio() {
 	run_timed $((secs + 60)) fio --name="$name" --filename=/dev/$dev --ioengine=io_uring \
 		--direct=1 --output-format=terse "$@" >/tmp/fio-$name.out 2>&1
 	f=$?
-	[ $f = 0 ] && return
-	if grep -q 'Resource temporarily unavailable' /tmp/fio-$name.out; then
-		echo "$name: -EAGAIN (fio exit $f)"
+	[ $f = 0 ] || echo "$name: $(fio_failure "$name" $f)"
+}
+
+# fio_failure NAME EXIT: what fio job NAME's exit EXIT came from
+fio_failure() {
+	if grep -q 'Resource temporarily unavailable' /tmp/fio-$1.out; then
+		echo "-EAGAIN (fio exit $2)"
 	else
-		echo "$name: fio exit $f: $(grep -m1 -i 'error\|fail\|verify' /tmp/fio-$name.out)"
+		echo "fio exit $2: $(grep -m1 -i 'error\|fail\|verify' /tmp/fio-$1.out)"
 	fi
 }
 
@@ -91,18 +95,14 @@ mpath_failover_no_eagain() {
 			wait_until 60 ctrl_live "$c0" && wait_until 60 ctrl_live "$c1" ||
 				why="${why:+$why; }a controller not live after reset $i"
 		done
-		wait_until 120 not_running $pid || why="${why:+$why; }fio still running 120 s after the resets"
-		kill -KILL $pid 2>/dev/null
-		wait $pid
+		end_job $pid 120
 		f=$?
 		expect_fault_end
-		if [ $f != 0 ]; then
+		if [ $f = 137 ]; then
+			why="${why:+$why; }fio still running 120 s after the resets"
+		elif [ $f != 0 ]; then
 			tail -3 /tmp/fio-mpf$h.out
-			if grep -q 'Resource temporarily unavailable' /tmp/fio-mpf$h.out; then
-				why="${why:+$why; }hipri=$h: -EAGAIN (fio exit $f)"
-			else
-				why="${why:+$why; }hipri=$h: fio exit $f"
-			fi
+			why="${why:+$why; }hipri=$h: $(fio_failure mpf$h $f)"
 		fi
 	done
 	rq1=$(dmesg | grep -c 'no usable path - requeuing')

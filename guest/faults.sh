@@ -132,10 +132,9 @@ nvme_reset_polled() {
 	done
 	# a bound on the phase; a request the 30 s timeout rescued fails the
 	# run anyway, its message is not one of the resets'
-	wait_until 120 not_running $p || why="${why:+$why; }fio still running 120 s after the resets"
-	kill -KILL $p 2>/dev/null
-	wait $p
+	end_job $p 120
 	frc=$?
+	[ $frc != 137 ] || why="${why:+$why; }fio still running 120 s after the resets"
 	expect_fault_end
 	echo "# nvme reset: fio exit $frc after $(($(date +%s) - t0)) s, io_poll $(cat /sys/block/$dev/queue/io_poll)"
 	if [ $frc != 0 ]; then
@@ -150,7 +149,6 @@ nvme_reset_polled() {
 
 # A task killed with polled I/O in flight on null_blk: its ring goes away
 # with the task, every tag is free afterwards and the device can go.
-not_running() { ! running "$1"; }
 no_busy_tags() { [ "$(tags_busy "$1")" = 0 ]; }
 # threads_gone PID: no thread of PID is left but zombies (a thread group
 # leader that exits first stays a zombie while its other threads run)

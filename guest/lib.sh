@@ -193,6 +193,15 @@ running() {
 	[ -n "$st" ] && [ "${st%% *}" != Z ]
 }
 
+not_running() { ! running "$1"; }
+
+# end_job PID SECS: wait up to SECS for the background job PID to end, then
+# kill it; returns its exit status (137 if it had to be killed)
+end_job() {
+	wait_until "$2" not_running "$1" || kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
+
 # wait_until SECS CMD...: run CMD every 50 ms until it succeeds (0) or
 # SECS have passed (1)
 wait_until() {

@@ -139,10 +139,9 @@ mpath_reset_polled() {
 	done
 	# a bound on the phase; a request the 30 s timeout rescued fails the
 	# run anyway, its message is not one of the reset's
-	wait_until 120 not_running $pid || why="${why:+$why; }fio still running 120 s after the resets"
-	kill -KILL $pid 2>/dev/null
-	wait $pid
+	end_job $pid 120
 	frc=$?
+	[ $frc != 137 ] || why="${why:+$why; }fio still running 120 s after the resets"
 	expect_fault_end
 	[ $frc = 0 ] || { tail -5 /tmp/fio-mprs.out; why="${why:+$why; }fio failed ($frc)"; }
 	for p in $(mpath_paths "$head"); do

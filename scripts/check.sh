@@ -131,18 +131,18 @@ for label in "${labels[@]}"; do
 		# blocking=1: the shared tag set is made at module load from the
 		# module's parameters, so a memory_backed device (which allocates in
 		# ->queue_rq) gets BLK_MQ_F_BLOCKING only that way (as in vanilla 5.10)
-		# (the debug kernel's starved boot with CHECK_DEBUG_STARVED=1, in
+		# (the debug kernel's starved boot with CHECK_LONG=1, in
 		# make check-long: make check has no time left for it)
-		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_DEBUG_STARVED:-0} == 1 ]]; } &&
+		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } &&
 			{ stage "$label: tag-starved (shared tags, short NVMe queues)" \
 			boot "$label" starved --poll-queues 1 --append "nvme.io_queue_depth=16" \
 			--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0 blocking=1" \
 			"${dbg[@]}" || failures+=("$label starved${run:+#$run}"); }
 	done
 	run=
-	# liburing on the debug kernel with CHECK_DEBUG_LIBURING=1 (make
+	# liburing on the debug kernel with CHECK_LONG=1 (make
 	# check-long): more time than CI has
-	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_DEBUG_LIBURING:-0} == 1 ]]; } &&
+	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } &&
 		[[ -d $out/liburing-files/liburing ]] &&
 		{ GUEST_CMD="sh /fp/liburing.sh" stage "$label: liburing 2.3 tests" \
 			boot "$label" liburing --poll-queues 1 "${dbg[@]}" --timeout 3600 \

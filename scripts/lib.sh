@@ -113,7 +113,7 @@ FP_PKGS_BENCH=(gnuplot-nox)
 guest_run() {
 	local timeout=$1 out=$2 klog=$3 map=$4
 	shift 4
-	local boot_timeout=${FP_BOOT_TIMEOUT:-60} sock pid rc try t0 el started cpus when
+	local boot_timeout=${FP_BOOT_TIMEOUT:-60} sock pid rc try t0 el started crashed cpus when
 	[[ -f $map ]] || map=
 	sock=$(mktemp -u "${TMPDIR:-/tmp}/fp-qmp.XXXXXX")
 	rm -f "$out.hung"
@@ -123,7 +123,7 @@ guest_run() {
 		# signal sent to it reaches QEMU, and a KILL 10 s later
 		timeout -k 10 $((timeout + 60)) "$@" -qmp "unix:$sock,server=on,wait=off" \
 			</dev/null >>"$out" 2>&1 &
-		pid=$! rc=0 t0=$SECONDS started=0 FP_GUEST_PID=$!
+		pid=$! rc=0 t0=$SECONDS started=0 crashed=0 FP_GUEST_PID=$!
 		while kill -0 "$pid" 2>/dev/null; do
 			((started)) || ! grep -q '^FASTPATH-START' "$out" || started=1
 			if ((SECONDS - t0 >= timeout || (!started && SECONDS - t0 >= boot_timeout))); then
@@ -151,23 +151,22 @@ guest_run() {
 			# int3 of text patching nobody claims, taken at boot
 			# before the command started, as the hangs above
 			if ((!started)) && grep -q 'int3: 0000 \[#1\]' "$klog"; then
+				crashed=1
 				{
 					echo "== boot $try: an int3 crash before its command started"
 					echo "== boot $try: the kernel log"
 					tr -d '\r' <"$klog"
 				} >>"$out.hung"
-				if ((try < 3)); then
-					log "guest crashed on an int3 of text patching before its command started (boot $try); booting again (see $out.hung)"
-					rm -f "$sock"
-					FP_GUEST_PID=
-					continue
-				fi
 			fi
 		fi
 		rm -f "$sock"
 		FP_GUEST_PID=
-		((rc == 124 && !started && try < 3)) || break
-		log "guest hung before its command started (boot $try: kernel log ends '$(tail -n 1 "$klog" | tr -d '\r')'; $(grep -m1 '^vCPU 0' <<<"$cpus" | cut -d' ' -f1-5)); booting again (see $out.hung)"
+		((!started && try < 3 && (rc == 124 || crashed))) || break
+		if ((crashed)); then
+			log "guest crashed on an int3 of text patching before its command started (boot $try); booting again (see $out.hung)"
+		else
+			log "guest hung before its command started (boot $try: kernel log ends '$(tail -n 1 "$klog" | tr -d '\r')'; $(grep -m1 '^vCPU 0' <<<"$cpus" | cut -d' ' -f1-5)); booting again (see $out.hung)"
+		fi
 	done
 	if ((rc == 124)); then
 		if ((started)); then
