@@ -10,6 +10,8 @@
 # Ends with "check-deb: N passed, N failed" (the guest's output is kept
 # in results/deb/<config>/check-deb.txt).  CHECK_DEB_POLL_QUEUES=0
 # boots without poll queues (the check must then fail: a test of the test).
+# check-deb.sh --root only makes (or finds) the cached Debian 11 root:
+# make check starts it in the background while it compiles.
 . "$(dirname "$0")/lib.sh"
 
 config=${DEB_CONFIG:-debian}
@@ -22,16 +24,15 @@ mirror=http://deb.debian.org/debian
 include=initramfs-tools,kmod,udev,fio,procps
 FP_PREFIX="[check-deb-$config] "
 
-[[ -f $debs/kernelrelease ]] || die "no packages in $debs: run make deb DEB_CONFIG=$config"
-rel=$(cat "$debs/kernelrelease")
-image_deb=$(ls "$debs"/linux-image-"$rel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
-[[ -n $image_deb ]] || die "no linux-image-$rel package in $debs"
-
 rootfs_tar() {
 	# debootstrap once per suite and package list; kept as a tarball
+	# (one maker at a time: make check's background one, or this run)
 	local key tar tmp
 	key=$(echo "$suite $mirror $include" | sha256sum | cut -c1-12)
 	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
+	mkdir -p "${tar%/*}"
+	exec 9>"${tar%/*}/.lock"
+	flock 9
 	if [[ ! -f $tar ]]; then
 		need_pkgs debootstrap debian-archive-keyring
 		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
@@ -40,17 +41,27 @@ rootfs_tar() {
 			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
 			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
 			{ tail -20 "$tmp.log" >&2; die "debootstrap $suite failed (log: $tmp.log)"; }
-		mkdir -p "${tar%/*}"
-		tar -C "$tmp/root" -czf "$tar.tmp" .
-		mv "$tar.tmp" "$tar"
+		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
+			die "cannot write $tar"
 		rm -rf "$tmp" "$tmp.log"
 	fi
+	exec 9>&-
 	echo "$tar"
 }
 
+if [[ ${1:-} == --root ]]; then
+	stage "the $suite root" rootfs_tar >/dev/null
+	exit
+fi
+
+[[ -f $debs/kernelrelease ]] || die "no packages in $debs: run make deb DEB_CONFIG=$config"
+rel=$(cat "$debs/kernelrelease")
+image_deb=$(ls "$debs"/linux-image-"$rel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
+[[ -n $image_deb ]] || die "no linux-image-$rel package in $debs"
+
 install_kernel() {
 	local root=$work/root tar
-	tar=$(rootfs_tar)
+	tar=$(rootfs_tar) || die "no $suite root"
 	rm -rf "$work"
 	mkdir -p "$root"
 	tar -C "$root" -xzf "$tar"

@@ -20,7 +20,31 @@ mkdir -p "$out"
 t_start=$SECONDS
 failures=()
 
-stage "packages" need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" || exit 1
+deb_pkgs=()
+[[ ${CHECK_DEB:-1} != 1 ]] || deb_pkgs=(debootstrap debian-archive-keyring)
+stage "packages" need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" "${deb_pkgs[@]}" || exit 1
+
+# check-deb's Debian 11 root (debootstrap: minutes of downloads on a new
+# machine) is made in the background while the kernels compile; check-deb
+# waits for it (a lock) and makes it itself if this failed
+root_pid= dbg_pid=
+# bg NAME CMD...: CMD in its own process group (ended with make check),
+# its exit status in $out/NAME.rc
+bg() {
+	local name=$1
+	shift
+	setsid sh -c '"$@"; echo $? >"$0"' "$out/$name.rc" "$@" >"$out/$name.log" 2>&1 &
+}
+bg_wait() { # bg_wait PID NAME: wait for it; its exit status
+	wait "$1" 2>/dev/null || true
+	return "$(cat "$out/$2.rc" 2>/dev/null || echo 1)"
+}
+trap 'for p in $root_pid $dbg_pid; do kill -- -"$p" 2>/dev/null || kill "$p" 2>/dev/null; done' EXIT
+if [[ ${CHECK_DEB:-1} == 1 && $FP_PATCHES == "$FP_TOP/patches" ]]; then
+	bg debootstrap nice -n 10 "$FP_TOP/scripts/check-deb.sh" --root
+	root_pid=$!
+fi
+
 stage "fetch base" "$FP_TOP/scripts/fetch-base.sh" >/dev/null || exit 1
 stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
 
@@ -33,6 +57,28 @@ kdir() { [[ $1 != patched ]] && echo "$1" || echo patched+deb-guest; }
 stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 	echo "check: 0 passed, 1 failed, 0 skipped"
 	exit 1
+}
+# The debug kernel compiles while the patched kernel's guests run (their
+# QEMU leaves a core partly idle, the liburing boot most of the time) at
+# SCHED_IDLE, so that it takes only CPU time the guests leave; its stage
+# below waits for it
+dbg_label=$(printf '%s\n' "${labels[@]}" | grep -m1 '+debug$' || true)
+if [[ -n $dbg_label ]]; then
+	bg "build-$dbg_label" chrt -i 0 nice -n 19 ionice -c 3 "$FP_TOP/scripts/build.sh" \
+		"${dbg_label%+debug}" debug.config
+	dbg_pid=$!
+fi
+# build_debug LABEL RC: the background build's log when it succeeded
+# (RC 0), else the build itself (after a failure in the background:
+# ccache and its objects make it quick; RC -1: none was started)
+build_debug() {
+	if (($2 == 0)); then
+		grep -a '== \(compile\|configure\|checkout\).*: [0-9]* s' "$out/build-$1.log" |
+			sed 's/$/ (in the background)/' >&2
+		return 0
+	fi
+	(($2 < 0)) || log "the background build of $1 failed: $out/build-$1.log; building again"
+	"$FP_TOP/scripts/build.sh" "${1%+debug}" debug.config
 }
 tests=$out/guest-files
 mkdir -p "$tests"
@@ -57,6 +103,14 @@ manifest_of() {
 	fi
 }
 
+# failing_line PREFIX: results.txt has a "PREFIXnot ok" line that is not
+# an expected failure (the marker boot() appends; manifest reasons have
+# no "#")
+failing_line() {
+	awk -v p="$1not ok" 'index($0, p) == 1 && !/ # TODO expected here: [^#]*$/ { f = 1 }
+		END { exit !f }' "$out/results.txt"
+}
+
 # boot LABEL NAME VM-OPTIONS...: one guest run of guest/check.sh NAME (of
 # $GUEST_CMD if set) on two vCPUs, its results compared with the manifest
 boot() {
@@ -73,16 +127,42 @@ boot() {
 		/^(not )?ok / { print p $0 }' "$out/$label-$tag.log" >>"$out/results.txt"
 	mf=$(manifest_of "$label" "$name")
 	if [[ -n $mf ]]; then
-		"$FP_TOP/scripts/manifest.sh" "$out/results.txt" "$label" "$tag" "$mf" \
-			>"$out/manifest.tmp" || { ((rc)) || rc=1; }
+		: >"$out/xfail.tmp"
+		mrc=0
+		MANIFEST_XFAIL=$out/xfail.tmp "$FP_TOP/scripts/manifest.sh" "$out/results.txt" \
+			"$label" "$tag" "$mf" >"$out/manifest.tmp" || mrc=$?
+		((mrc == 0 || rc != 0)) || rc=1
+		# the failures the manifest of another label expects (a test
+		# of what the series adds, on a kernel without it) are TAP's
+		# TODO: reported, not counted as failures
+		if [[ -s $out/xfail.tmp ]]; then
+			awk -v p="$label $tag: " -v xf="$out/xfail.tmp" '
+				BEGIN { while ((getline l < xf) > 0) { i = index(l, "\t"); x[substr(l, 1, i - 1)] = substr(l, i + 1) } }
+				index($0, p) == 1 && substr($0, length(p) + 1) ~ /^not ok/ {
+					id = substr($0, length(p) + 1)
+					sub(/^not ok /, "", id)
+					sub(/^([0-9]+|-) /, "", id)
+					sub(/[: #].*/, "", id)
+					if (id in x) $0 = $0 " # TODO expected here: " x[id]
+				}
+				{ print }' "$out/results.txt" >"$out/results.tmp" &&
+				mv "$out/results.tmp" "$out/results.txt"
+		fi
 		cat "$out/manifest.tmp" >>"$out/results.txt"
 		sed 's/^/  /' "$out/manifest.tmp" >&2
+		# the guest failed only on tests its manifest expects to fail
+		# (and the manifest found nothing else)
+		if ((rc != 0 && mrc == 0)) && [[ -s $out/xfail.tmp ]] &&
+			[[ $(cat "$out/$label-$tag.log.verdict" 2>/dev/null) == tests ]] &&
+			! failing_line "$label $tag: "; then
+			rc=0
+		fi
 	else
 		log "$label $name: no manifest (guest/expected/$label/$name.txt): results not compared"
 	fi
 	if ((rc != 0)); then
 		# a failing guest with no failing test line still fails the run
-		grep -q "^$label $tag: not ok" "$out/results.txt" ||
+		failing_line "$label $tag: " ||
 			echo "$label $tag: not ok - guest run (exit $rc)" >>"$out/results.txt"
 		return 1
 	fi
@@ -91,7 +171,15 @@ boot() {
 for label in "${labels[@]}"; do
 	dbg=() boot_timeout=
 	if [[ $label == *+debug ]]; then
-		stage "build $label" "$FP_TOP/scripts/build.sh" "${label%+debug}" debug.config ||
+		dbg_rc=-1
+		if [[ -n $dbg_pid && $label == "$dbg_label" ]]; then
+			t0=$SECONDS
+			dbg_rc=0
+			bg_wait "$dbg_pid" "build-$label" || dbg_rc=$?
+			dbg_pid=
+			log "waited $((SECONDS - t0)) s for the background build of $label"
+		fi
+		stage "build $label" build_debug "$label" "$dbg_rc" ||
 			{ failures+=("build $label"); continue; }
 		# -cpu max offers LA57; a KASAN 5.10 guest with 5-level paging
 		# sometimes reports a wild-memory-access in rcu_nmi_enter at
@@ -154,6 +242,11 @@ if [[ $FP_PATCHES == "$FP_TOP/patches" ]]; then
 	FASTPATH_OUTGOING=$out/outgoing stage "mail: format-patch, get_maintainer.pl, send-email --dry-run" \
 		"$FP_TOP/scripts/mail.sh" || failures+=("mail")
 	if [[ ${CHECK_DEB:-1} == 1 ]]; then
+		if [[ -n $root_pid ]]; then
+			bg_wait "$root_pid" debootstrap ||
+				log "the background debootstrap failed: $out/debootstrap.log"
+			root_pid=
+		fi
 		if DEB_CONFIG=qemu stage "deb: bindeb-pkg (DEB_CONFIG=qemu)" "$FP_TOP/scripts/deb.sh"; then
 			DEB_CONFIG=qemu stage "check-deb: the package in a Debian 11 guest" \
 				"$FP_TOP/scripts/check-deb.sh" 2>&1 | tee "$out/check-deb.log" >&2
@@ -178,7 +271,7 @@ awk '
 		split($0, a, ": ")
 		split(a[1], lb, " ")
 		line = substr($0, length(a[1]) + 3)
-		st = line ~ /^not ok/ ? "fail" : (line ~ /# SKIP/ ? "skip" : "pass")
+		st = line ~ /^not ok/ ? (line ~ / # TODO expected here: [^#]*$/ ? "xfail" : "fail") : (line ~ /# SKIP/ ? "skip" : "pass")
 		sub(/^(not )?ok /, "", line)
 		id = line
 		sub(/^([0-9]+|-) /, "", id)
@@ -186,6 +279,7 @@ awk '
 		key = lb[1] " " id
 		if (!(key in res)) order[n++] = key
 		if (st == "fail" || res[key] == "") res[key] = st
+		else if (st == "xfail" && res[key] != "fail") res[key] = st
 		else if (st == "pass" && res[key] == "skip") res[key] = st
 		r = line
 		if (st == "skip") sub(/.*# SKIP /, "", r)
@@ -197,6 +291,7 @@ awk '
 passed=$(awk -F'\t' '$2 == "pass"' "$out/summary.tsv" | wc -l)
 failed=$(awk -F'\t' '$2 == "fail"' "$out/summary.tsv" | wc -l)
 skipped=$(awk -F'\t' '$2 == "skip"' "$out/summary.tsv" | wc -l)
+xfailed=$(awk -F'\t' '$2 == "xfail"' "$out/summary.tsv" | wc -l)
 # failures outside the guest (queue lint, builds) count once each
 for f in "${failures[@]}"; do
 	case $f in *" poll"* | *" mpath"* | *" nopoll" | *" dbbuf" | *" starved"* | *" liburing") ;;
@@ -206,5 +301,8 @@ done
 awk -F'\t' '$2 != "pass" { printf "  %s %s (%s)\n", toupper($2), $1, $3 }' "$out/summary.tsv" >&2
 ((${#failures[@]} == 0)) || log "failed: ${failures[*]}"
 log "results: $out/results.txt; console logs: $out/*.log; $((SECONDS - t_start)) s in all"
-echo "check: $passed passed, $failed failed, $skipped skipped"
+# (failures a label's manifest expects: only with CHECK_LABELS=base ...)
+xf=
+((xfailed == 0)) || xf=", $xfailed failed as expected"
+echo "check: $passed passed, $failed failed, $skipped skipped$xf"
 ((failed == 0 && ${#failures[@]} == 0))

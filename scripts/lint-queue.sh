@@ -26,6 +26,14 @@ ck=$(base_tree) || die "no source tree of the base for checkpatch"
 cp=$ck/scripts/checkpatch.pl
 [[ -f $cp ]] || die "no $cp"
 command -v perl >/dev/null || die "perl is missing: checkpatch cannot run"
+# checkpatch of every patch first, FP_JOBS at a time (the outputs are
+# read in order below)
+cpout=$(mktemp -d)
+trap 'rm -rf "$cpout"' EXIT
+for f in "${listed[@]}"; do if [[ -f $f ]]; then printf '%s\0' "$f"; fi; done |
+	(cd "$ck" && CP=$cp PATCHES=$FP_PATCHES OUT=$cpout xargs -0 -r -P "$FP_JOBS" -I{} \
+		sh -c 'PATH=/usr/bin:$PATH perl "$CP" --strict --show-types \
+			--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$PATCHES/$1" >"$OUT/$1" 2>&1; true' sh {})
 for f in "${listed[@]}"; do
 	[[ -f $f ]] || continue
 	subj=$(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$f" | head -n 1)
@@ -40,8 +48,7 @@ for f in "${listed[@]}"; do
 	# file without touching MAINTAINERS; the series lists each new file
 	# there (0001: tools/testing/selftests/iopoll/, 0014:
 	# lib/sbitmap_kunit.c, 0054: Documentation/block/polled-io.rst).
-	out=$(cd "$ck" && PATH=/usr/bin:$PATH perl "$cp" --strict --show-types \
-		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_PATCHES/$f" 2>&1) || true
+	out=$(cat "$cpout/$f" 2>/dev/null) || true
 	grep -q '^total: [0-9]* errors, [0-9]* warnings' <<<"$out" ||
 		{ problem "$f: checkpatch did not run:"$'\n'"$out"; continue; }
 	grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$out" ||

@@ -7,9 +7,14 @@
 #   - a test that reported and is not in the manifest;
 #   - a test that skipped where the manifest wants a pass, or passed where
 #     it names a skip (the manifest is then out of date), or skipped for
-#     another reason than the one the manifest names.
-# MANIFEST lines: "ID" (must pass) or "ID skip REASON" (must skip, the
-# reason says why that is right for this boot); # starts a comment.
+#     another reason than the one the manifest names;
+#   - a test that passed or skipped where the manifest names a failure.
+# MANIFEST lines: "ID" (must pass), "ID skip REASON" (must skip, the
+# reason says why that is right for this boot) or "ID fail REASON" (must
+# fail: a kernel without the series lacks what the test checks; only in
+# the manifests of other labels, guest/expected/LABEL/); # starts a
+# comment.  With MANIFEST_XFAIL=FILE the IDs that failed as their
+# "fail" line wants are written to FILE (scripts/check.sh marks them).
 # manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
 # boot did, to review before it replaces one.
 set -euo pipefail
@@ -23,6 +28,7 @@ if [[ ${1:-} == --write ]]; then
 		sub(/[: #].*/, "", id)
 		r = ""
 		if (line ~ /# SKIP/) { r = line; sub(/.*# SKIP /, "", r); r = " skip " r }
+		else if ($0 ~ /^[^:]*: not ok/) r = " fail (why, in a few words)"
 		print id r
 	}' "$2"
 	exit 0
@@ -30,16 +36,18 @@ fi
 results=$1 label=$2 boot=$3 manifest=$4
 [[ -f $manifest ]] || { echo "$label $boot: not ok - manifest: no file $manifest"; exit 1; }
 
-awk -v pfx="$label $boot: " -v mf="$manifest" '
+awk -v pfx="$label $boot: " -v mf="$manifest" -v xf="${MANIFEST_XFAIL:-}" '
 	BEGIN {
 		while ((getline line < mf) > 0) {
 			sub(/#.*/, "", line)
 			if (line ~ /^[ \t]*$/) continue
 			split(line, f, /[ \t]+/)
 			if (f[1] in want) dup[f[1]] = 1
-			want[f[1]] = (f[2] == "skip") ? "skip" : "pass"
+			want[f[1]] = (f[2] == "skip" || f[2] == "fail") ? f[2] : "pass"
+			# the series itself expects no failure
+			if (f[2] == "fail" && pfx ~ /^patched[+ ]/) badfail[f[1]] = 1
 			r = line
-			sub(/^[ \t]*[^ \t]+[ \t]+skip[ \t]*/, "", r)
+			sub(/^[ \t]*[^ \t]+[ \t]+(skip|fail)[ \t]*/, "", r)
 			sub(/[ \t]+$/, "", r)
 			wantwhy[f[1]] = r
 			order[n++] = f[1]
@@ -60,6 +68,7 @@ awk -v pfx="$label $boot: " -v mf="$manifest" '
 	END {
 		bad = 0
 		for (id in dup) { printf "%snot ok - manifest/%s: listed twice in %s\n", pfx, id, mf; bad = 1 }
+		for (id in badfail) { printf "%snot ok - manifest/%s: a \"fail\" line in %s, a manifest of the series\n", pfx, id, mf; bad = 1 }
 		for (i = 0; i < n; i++) {
 			id = order[i]
 			if (!(id in seen)) {
@@ -76,6 +85,10 @@ awk -v pfx="$label $boot: " -v mf="$manifest" '
 				}
 			} else if (got[id] == "pass" && want[id] == "skip") {
 				printf "%snot ok - manifest/%s: passed where the manifest names a skip: update it\n", pfx, id; bad = 1
+			} else if (got[id] != "fail" && want[id] == "fail") {
+				printf "%snot ok - manifest/%s: %s where the manifest names a failure (%s): update it\n", pfx, id, got[id] == "pass" ? "passed" : "skipped", wantwhy[id]; bad = 1
+			} else if (got[id] == "fail" && want[id] == "fail" && xf != "") {
+				print id "\t" wantwhy[id] > xf
 			}
 		}
 		for (id in seen)

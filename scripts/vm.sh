@@ -63,6 +63,7 @@ while (($#)); do
 done
 (($#)) || ((show)) || usage
 FP_PREFIX="[vm $label] "
+[[ -z $logf ]] || rm -f "$logf.verdict"
 
 kernel=$FP_BUILD/$label/arch/x86/boot/bzImage
 [[ -f $kernel ]] || ((show)) || die "no kernel $kernel: run scripts/build.sh ${label%%+*} first"
@@ -128,11 +129,16 @@ fail() {
 	tail -n "${2:-40}" "$logf" | sed 's/^/  | /' >&2
 	tail -n "${2:-20}" "$klog" | sed 's/^/  k| /' >&2
 }
+# $logf.verdict says which of these ended the run (scripts/check.sh
+# lets a label's manifest excuse only "tests": failures it expects)
+verdict() { echo "$1" >"$logf.verdict"; }
 if ((rc == 124)); then
+	verdict hung
 	fail "guest hung"
 	exit 124
 fi
 if grep -Eq "$splat_re" "$klog"; then
+	verdict splat
 	grep -En -A12 "$splat_re" "$klog" | head -60 | sed 's/^/  k| /' >&2
 	fail "kernel splat in the console log" 0
 	exit 1
@@ -155,15 +161,20 @@ faults=$(awk -v re="$fault_re" '
 		(!inwin || (only != "" && $0 !~ only)) { print NR ": " $0 }
 	' "$klog")
 if [[ -n $faults ]]; then
+	verdict fault
 	head -20 <<<"$faults" | sed 's/^/  k| /' >&2
 	fail "unexpected timeout, abort or reset in the kernel log" 0
 	exit 1
 fi
 if [[ -z $status ]]; then
+	verdict died
 	fail "guest died before reporting (qemu exit $rc)"
 	exit 125
 fi
 if ((status != 0)); then
+	verdict tests
 	fail "guest command failed ($status)" 0
+else
+	verdict ok
 fi
 exit "$status"
