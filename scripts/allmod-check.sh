@@ -133,7 +133,9 @@ for a in "${!by_arch[@]}"; do
 		if [[ -n $inc ]]; then
 			f=${inc#"$t/"}
 			obj=${f%.c}.o
-			printf '%s\n' "${list[@]}" | grep -qxF "$f" && continue
+			dup=0
+			for g in "${list[@]}"; do [[ $g != "$f" ]] || dup=1; done
+			((!dup)) || continue
 		fi
 		if ! w=$(compile "$t" "$a" "$obj"); then
 			log "FAIL $a $obj: does not build"

@@ -9,12 +9,16 @@ bad=0
 problem() { log "patches: $*"; bad=1; }
 
 mapfile -t listed < <(grep -v '^#' series | sed '/^[[:space:]]*$/d')
+declare -A in_series
 for p in "${listed[@]}"; do
+	in_series[$p]=1
 	[[ -f $p ]] || problem "series lists $p, which does not exist"
 done
+# (no "printf | grep -q" here: under pipefail, grep's early exit can
+# kill printf with SIGPIPE and fail the pipeline)
 for f in *.patch; do
 	[[ -e $f ]] || continue
-	printf '%s\n' "${listed[@]}" | grep -qxF "$f" || problem "$f is not listed in series"
+	[[ -n ${in_series[$f]:-} ]] || problem "$f is not listed in series"
 done
 [[ $(printf '%s\n' "${listed[@]}" | sort | uniq -d) == "" ]] || problem "series lists a patch twice"
 
