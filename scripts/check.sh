@@ -25,8 +25,9 @@ deb_pkgs=()
 stage "packages" need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" "${deb_pkgs[@]}" || exit 1
 
 # check-deb's Debian 11 root (debootstrap: minutes of downloads on a new
-# machine) is made in the background while the kernels compile; check-deb
-# waits for it (a lock) and makes it itself if this failed
+# machine) is made in the background, at SCHED_IDLE: its downloads while
+# the kernels compile, its unpacking when a guest leaves a core idle;
+# check-deb waits for it (a lock) and makes it itself if this failed
 root_pid= dbg_pid=
 # bg NAME CMD...: CMD in its own process group (ended with make check),
 # its exit status in $out/NAME.rc
@@ -41,7 +42,7 @@ bg_wait() { # bg_wait PID NAME: wait for it; its exit status
 }
 trap 'for p in $root_pid $dbg_pid; do kill -- -"$p" 2>/dev/null || kill "$p" 2>/dev/null; done' EXIT
 if [[ ${CHECK_DEB:-1} == 1 && $FP_PATCHES == "$FP_TOP/patches" ]]; then
-	bg debootstrap nice -n 10 "$FP_TOP/scripts/check-deb.sh" --root
+	bg debootstrap chrt -i 0 nice -n 19 ionice -c 3 "$FP_TOP/scripts/check-deb.sh" --root
 	root_pid=$!
 fi
 
