@@ -52,7 +52,8 @@ stage() {
 	local name=$1 t0=$SECONDS rc=0
 	shift
 	log "== $name"
-	# A subshell outside any "||" keeps errexit working inside CMD.
+	# CMD runs in a subshell with errexit off (set +e is inherited):
+	# a function run as a stage checks its own steps.
 	set +e
 	("$@")
 	rc=$?
