@@ -133,9 +133,7 @@ for a in "${!by_arch[@]}"; do
 		if [[ -n $inc ]]; then
 			f=${inc#"$t/"}
 			obj=${f%.c}.o
-			dup=0
-			for g in "${list[@]}"; do [[ $g != "$f" ]] || dup=1; done
-			((!dup)) || continue
+			[[ " ${list[*]} " != *" $f "* ]] || continue
 		fi
 		if ! w=$(compile "$t" "$a" "$obj"); then
 			log "FAIL $a $obj: does not build"

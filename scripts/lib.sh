@@ -67,22 +67,33 @@ stage() {
 }
 
 # need_pkgs PKG...: install the Debian 12 packages that are missing.
+# Callers running at once (make check's background jobs) take turns.
 need_pkgs() {
 	local missing=() p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing+=("$p")
-	done
+	missing_pkgs() {
+		missing=()
+		for p in "$@"; do
+			dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+				missing+=("$p")
+		done
+	}
+	missing_pkgs "$@"
 	((${#missing[@]})) || return 0
-	log "installing: ${missing[*]}"
 	[[ $(id -u) == 0 ]] || die "need root to install ${missing[*]}"
+	mkdir -p "$FP_CACHE"
+	exec 8>"$FP_CACHE/.apt-lock"
+	flock 8
+	missing_pkgs "$@"
+	((${#missing[@]})) || { exec 8>&-; return 0; }
+	log "installing: ${missing[*]}"
 	if [[ ! -e $FP_CACHE/.apt-updated ]] ||
 		[[ -n $(find "$FP_CACHE/.apt-updated" -mmin +720) ]]; then
-		apt-get update -q >/dev/null || die "apt-get update failed"
+		apt-get update -q >/dev/null 8>&- || die "apt-get update failed"
 		mkdir -p "$FP_CACHE" && touch "$FP_CACHE/.apt-updated"
 	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+		"${missing[@]}" >/dev/null 8>&- || die "apt-get install ${missing[*]} failed"
+	exec 8>&-
 }
 
 # Packages of each job.

@@ -13,8 +13,9 @@
 # reason says why that is right for this boot) or "ID fail REASON" (must
 # fail: a kernel without the series lacks what the test checks; only in
 # the manifests of other labels, guest/expected/LABEL/); # starts a
-# comment.  With MANIFEST_XFAIL=FILE the IDs that failed as their
-# "fail" line wants are written to FILE (scripts/check.sh marks them).
+# comment.  With MANIFEST_MARK=FILE, RESULTS is written to FILE with
+# each failure its "fail" line expects marked as TAP's TODO: " # TODO
+# expected here: REASON" at its end (what scripts/check.sh counts apart).
 # manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
 # boot did, to review before it replaces one.
 set -euo pipefail
@@ -36,7 +37,7 @@ fi
 results=$1 label=$2 boot=$3 manifest=$4
 [[ -f $manifest ]] || { echo "$label $boot: not ok - manifest: no file $manifest"; exit 1; }
 
-awk -v pfx="$label $boot: " -v mf="$manifest" -v xf="${MANIFEST_XFAIL:-}" '
+awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" '
 	BEGIN {
 		while ((getline line < mf) > 0) {
 			sub(/#.*/, "", line)
@@ -53,6 +54,7 @@ awk -v pfx="$label $boot: " -v mf="$manifest" -v xf="${MANIFEST_XFAIL:-}" '
 			order[n++] = f[1]
 		}
 	}
+	{ all[NR] = $0 }
 	index($0, pfx) == 1 {
 		line = substr($0, length(pfx) + 1)
 		st = line ~ /^not ok/ ? "fail" : (line ~ /# SKIP/ ? "skip" : "pass")
@@ -64,6 +66,7 @@ awk -v pfx="$label $boot: " -v mf="$manifest" -v xf="${MANIFEST_XFAIL:-}" '
 		seen[id]++
 		got[id] = st
 		why[id] = line
+		lineof[id] = NR
 	}
 	END {
 		bad = 0
@@ -87,10 +90,12 @@ awk -v pfx="$label $boot: " -v mf="$manifest" -v xf="${MANIFEST_XFAIL:-}" '
 				printf "%snot ok - manifest/%s: passed where the manifest names a skip: update it\n", pfx, id; bad = 1
 			} else if (got[id] != "fail" && want[id] == "fail") {
 				printf "%snot ok - manifest/%s: %s where the manifest names a failure (%s): update it\n", pfx, id, got[id] == "pass" ? "passed" : "skipped", wantwhy[id]; bad = 1
-			} else if (got[id] == "fail" && want[id] == "fail" && xf != "") {
-				print id "\t" wantwhy[id] > xf
+			} else if (got[id] == "fail" && want[id] == "fail") {
+				all[lineof[id]] = all[lineof[id]] " # TODO expected here: " wantwhy[id]
 			}
 		}
+		if (mark != "")
+			for (i = 1; i <= NR; i++) print all[i] > mark
 		for (id in seen)
 			if (!(id in want)) {
 				printf "%snot ok - manifest/%s: not in the manifest\n", pfx, id; bad = 1
