@@ -23,12 +23,22 @@ if [[ ! -f $tarball ]]; then
 fi
 check_sha256 "$tarball" "$LIBURING_SHA256"
 
-bld=$FP_CACHE/liburing/$LIBURING_VERSION-${LIBURING_SHA256:0:12}
+# One change to a test, keyed into the cache's name: d4ae271dfaae queues
+# 10 reads into a 4-entry SQPOLL ring, stops at the first
+# io_uring_get_sqe() that finds the ring full, and still waits for 10
+# CQEs.  It hangs whenever the SQ thread falls 4 SQEs behind the test, on
+# base as well as patched (docs/testing.md).  Newer liburing creates that
+# ring with 16 entries; so does this build.
+bld=$FP_CACHE/liburing/$LIBURING_VERSION-${LIBURING_SHA256:0:12}-d4ring16
 if [[ ! -f $bld/.built ]]; then
 	log "building liburing $LIBURING_VERSION's tests in $bld"
 	rm -rf "$bld"
 	mkdir -p "$bld"
 	tar -xzf "$tarball" -C "$bld" --strip-components=1
+	sed -i 's/t_create_ring_params(4, &ring, &p)/t_create_ring_params(16, \&ring, \&p)/' \
+		"$bld/test/d4ae271dfaae.c"
+	grep -q 't_create_ring_params(16, &ring, &p)' "$bld/test/d4ae271dfaae.c" ||
+		die "liburing $LIBURING_VERSION: test/d4ae271dfaae.c is not as expected"
 	(
 		cd "$bld"
 		./configure --cc=gcc --cxx=g++ >configure.log 2>&1
