@@ -2,7 +2,7 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check check-long check-deb deb mail lint bisect-check bench tree export build fetch vm clean
+.PHONY: help check check-long check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
@@ -10,6 +10,7 @@ help:
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
+	@echo "make eagain-matrix  the -EAGAIN CQEs of make check's eagain boot, per kernel (LABELS=, REF=mainline)"
 	@echo "make deb     Debian packages of the patched kernel in results/deb/ (DEB_CONFIG=debian|qemu)"
 	@echo "make check-deb  install the packages in a Debian 11 guest, boot it, run fio hipri there"
 	@echo "make mail    the send-ready mails in outgoing/, checked with git send-email --dry-run"
@@ -47,6 +48,9 @@ lint:
 
 bench:
 	LABELS="$(LABELS)" REF="$(REF)" scripts/bench.sh
+
+eagain-matrix:
+	LABELS="$(LABELS)" REF="$(REF)" scripts/eagain-matrix.sh
 
 tree:
 	scripts/tree.sh

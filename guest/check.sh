@@ -1,8 +1,9 @@
 # make check, in the guest: "check.sh BOOT" (poll, nopoll, mpath,
-# starved): the devices BOOT asked for, the KUnit results, the iopoll
-# kselftests, then (with a plain NVMe namespace that polls) a fio io_uring
-# hipri write+verify job that must have run on the poll queue.  The host
-# compares the TAP lines with guest/expected/BOOT.txt.
+# starved, dbbuf, eagain; eagain-mpath for make eagain-matrix): the
+# devices BOOT asked for, the KUnit results,
+# the iopoll kselftests, then (with a plain NVMe namespace that polls) a
+# fio io_uring hipri write+verify job that must have run on the poll
+# queue.  The host compares the TAP lines with guest/expected/BOOT.txt.
 . /fp/lib.sh
 
 rc=0
@@ -18,7 +19,11 @@ echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
 # the poll boot's devices, KUnit and the iopoll kselftests only; the
 # harness's own tests below also cover what later patches add
-devices_check "$([ "$boot" = kselftests ] && echo poll || echo "$boot")"
+case $boot in
+kselftests) devices_check poll ;;
+eagain-mpath) devices_check mpath ;;
+*) devices_check "$boot" ;;
+esac
 
 # The series' KUnit suites ran at boot: take their TAP from the kernel log.
 echo "== KUnit (at boot)"
@@ -48,6 +53,22 @@ if [ "$boot" = starved ]; then
 	starved_nvme
 	echo "== batched polled completion on a shared tag set"
 	shared_tags_batched
+	exit $rc
+fi
+
+# "check.sh eagain": one tag per NVMe queue (nvme.io_queue_depth=2) and
+# a null_blk tag set of 2 shared by its devices: the -EAGAIN matrix
+if [ "$boot" = eagain ]; then
+	echo "== -EAGAIN CQEs counted: tiny and shared queues, split and multi-bio I/O"
+	eagain_matrix
+	exit $rc
+fi
+
+# "check.sh eagain-mpath" (make eagain-matrix): the multipath boot's
+# -EAGAIN cells alone, the head under controller resets
+if [ "$boot" = eagain-mpath ]; then
+	echo "== -EAGAIN CQEs counted: the multipath head under controller resets"
+	eagain_mpath
 	exit $rc
 fi
 
@@ -88,8 +109,9 @@ if [ "$boot" = poll ]; then
 	killed_with_polled_io
 	killed_with_iowq_polled_io
 	nullb_bad_config
-	echo "== no spurious -EAGAIN: split and multi-bio NOWAIT I/O"
+	echo "== no spurious -EAGAIN: split and multi-bio NOWAIT I/O, throttled I/O"
 	nowait_split_no_eagain
+	throttled_no_eagain
 	echo "== bio-based polling: RCU lifetime, files, split I/O"
 	pdev=$(nvme_plain) || pdev=
 	if [ -n "$pdev" ]; then

@@ -60,6 +60,20 @@ nowait_split_no_eagain() {
 	tap_result nowait_split_no_eagain "$why"
 }
 
+# reset_both C0 C1: reset both NVMe controllers at once (each write
+# waits for its reset) and wait until both are live again; prints what
+# went wrong, nothing if nothing did
+reset_both() {
+	local p r=
+	echo 1 >/sys/class/nvme/$1/reset_controller 2>/dev/null &
+	p=$!
+	echo 1 >/sys/class/nvme/$2/reset_controller 2>/dev/null || r="$2's reset refused"
+	wait $p || r="${r:+$r; }$1's reset refused"
+	wait_until 60 ctrl_live "$1" && wait_until 60 ctrl_live "$2" ||
+		r="${r:+$r; }a controller not live after the reset"
+	echo "$r"
+}
+
 # Failover of NOWAIT I/O on the NVMe multipath head ("check.sh mpath"):
 # four io_uring jobs (QD 64 each) write and verify through the head for
 # 10 s, not polled and then polled, while both controllers are reset at
@@ -68,7 +82,7 @@ nowait_split_no_eagain() {
 # has only 4 requests (nr_requests), so most of them find no free tag
 # there.  None may end with -EAGAIN, and the head must have requeued.
 mpath_failover_no_eagain() {
-	local head=$1 c0 c1 p0 p1 nr0 nr1 why= h i pid f rq0 rq1
+	local head=$1 c0 c1 p0 p1 nr0 nr1 why= h i r pid f rq0 rq1
 	mpath_iopolicy round-robin
 	set -- $(mpath_paths "$head")
 	p0=$1 p1=$2 c0=$(path_ctrl "$1") c1=$(path_ctrl "$2")
@@ -87,13 +101,8 @@ mpath_failover_no_eagain() {
 		pid=$!
 		for i in 1 2 3; do
 			sleep 1
-			# each write waits for its reset: write both at once
-			echo 1 >/sys/class/nvme/$c0/reset_controller 2>/dev/null &
-			echo 1 >/sys/class/nvme/$c1/reset_controller 2>/dev/null ||
-				why="${why:+$why; }reset $i of $c1 refused"
-			wait $! || why="${why:+$why; }reset $i of $c0 refused"
-			wait_until 60 ctrl_live "$c0" && wait_until 60 ctrl_live "$c1" ||
-				why="${why:+$why; }a controller not live after reset $i"
+			r=$(reset_both "$c0" "$c1")
+			[ -z "$r" ] || why="${why:+$why; }reset $i: $r"
 		done
 		end_job $pid 120
 		f=$?
@@ -112,4 +121,255 @@ mpath_failover_no_eagain() {
 	echo "$nr1" >/sys/block/$p1/queue/nr_requests
 	mpath_iopolicy numa
 	tap_result mpath_failover_no_eagain "$why"
+}
+
+# NOWAIT I/O that blk-throttle holds back and sends on later from a
+# kworker: fio runs in a cgroup whose io.max caps a null_blk with 2 tags
+# completing by timer at 200 IOPS.  The throttle's work sends the bios
+# it let through in bursts; most of a burst finds no tag, and a bio still
+# REQ_NOWAIT ends with BLK_STS_AGAIN in that kworker, far from the task
+# that issued it.  io_uring must issue it again (blocking, from io-wq): no
+# CQE may carry -EAGAIN.  Reads and writes, polled and not, plain, fixed
+# and vectored (readv/writev) buffers; writes verified.  The reads' rate,
+# at most the cap in the cgroup and at most half the device's own rate
+# outside it, shows that the throttle held them back (else the test
+# missed its window).  The cap is low because the debug kernel under TCG
+# on a slow host reads this device at only 854 IOPS.
+throttled_no_eagain() {
+	local nb dev cg=/sys/fs/cgroup/fp-throttle why= h b r opts iops free maxth=0
+	[ -e /sys/fs/cgroup/cgroup.controllers ] || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null ||
+		why="no cgroup2 (CONFIG_CGROUPS)"
+	[ -n "$why" ] || grep -qw io /sys/fs/cgroup/cgroup.controllers ||
+		why="no io controller (CONFIG_BLK_CGROUP)"
+	[ -n "$why" ] || nb=$(nullb_create throt submit_queues=1 poll_queues=1 hw_queue_depth=2 \
+		irqmode=2 completion_nsec=50000 size=64 memory_backed=1) ||
+		why="could not create a null_blk device"
+	[ -z "$why" ] || { tap_result throttled_no_eagain "$why"; return; }
+	dev=$(cat /sys/block/$nb/dev)
+	echo +io >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p $cg
+	if ! echo "$dev riops=200 wiops=200" >$cg/io.max 2>/dev/null; then
+		rmdir $cg
+		run_timed 30 nullb_remove throt
+		tap_result throttled_no_eagain "io.max refused (CONFIG_BLK_DEV_THROTTLING)"
+		return
+	fi
+	# the device's own rate, outside the cgroup
+	r=$(eagain_fio th-free "$nb" 1 --rw=randread --bs=4k --size=16M --iodepth=32 \
+		--iodepth_batch_submit=8 --time_based --runtime=1)
+	free=$(cut -d';' -f8 /tmp/fio-th-free.out)
+	echo "# throttled: reads at ${free:-?} IOPS outside the cgroup"
+	[ -z "$r" ] || why="outside the cgroup: $r"
+	# this shell and the fio jobs it starts are in the cgroup until the end
+	echo $$ >$cg/cgroup.procs
+	for h in 0 1; do
+		for b in plain fixed vectored; do
+			case $b in
+			plain) opts="--fixedbufs=0 --nonvectored=1" ;;
+			fixed) opts="--fixedbufs=1" ;;
+			vectored) opts="--fixedbufs=0 --nonvectored=0" ;;
+			esac
+			r=$(eagain_fio "th-$h-$b-w" "$nb" 30 --hipri=$h $opts \
+				--rw=randwrite --bs=4k --size=2M --iodepth=32 --iodepth_batch_submit=8 \
+				--verify=crc32c --verify_fatal=1 --do_verify=1)
+			[ -z "$r" ] || why="${why:+$why; }$r"
+			r=$(eagain_fio "th-$h-$b-r" "$nb" 2 --hipri=$h $opts \
+				--rw=randread --bs=4k --size=16M --iodepth=32 --iodepth_batch_submit=8 \
+				--time_based --runtime=2)
+			if [ -n "$r" ]; then
+				why="${why:+$why; }$r"
+				continue
+			fi
+			iops=$(cut -d';' -f8 /tmp/fio-th-$h-$b-r.out)
+			echo "# throttled: hipri=$h $b: reads at $iops IOPS (io.max 200)"
+			[ "${iops:-0}" -gt 0 ] && [ "$iops" -le 220 ] ||
+				why="${why:+$why; }hipri=$h $b: reads at ${iops:-?} IOPS: not throttled"
+			[ "${iops:-0}" -le $maxth ] || maxth=$iops
+		done
+	done
+	echo $$ >/sys/fs/cgroup/cgroup.procs
+	# the device itself is not what held them back
+	[ "${free:-0}" -ge $((2 * maxth)) ] ||
+		why="${why:+$why; }reads at ${free:-?} IOPS outside the cgroup, $maxth in it: the cap is not what held them"
+	echo "$dev riops=max wiops=max" >$cg/io.max
+	rmdir $cg || why="${why:+$why; }the cgroup could not be removed"
+	run_timed 30 nullb_remove throt || why="${why:+$why; }removing the device hung or failed"
+	tap_result throttled_no_eagain "$why"
+}
+
+# The -EAGAIN matrix ("check.sh eagain": nvme.io_queue_depth=2, so one
+# tag per NVMe queue, and null_blk devices sharing one tag set of 2
+# tags): /fp/fp-eagain counts the CQEs that end with -EAGAIN where fio
+# would stop at the first, and verifies every block it reads back.  For
+# each device: 4 KiB, 256 KiB at max_sectors_kb 64 (split in four) and
+# 2 MiB (more than one bio), plain, fixed and vectored buffers, polled
+# (IOPOLL) and not; 4 KiB with SQPOLL.  Every cell must count 0, unless
+# the SQEs carry RWF_NOWAIT (5.10's uapi: the application's own -EAGAIN,
+# which must still come: the positive control of the counter).
+# Prints "EAGAIN-CELL DEVICE BS OPTIONS: ios W+R -EAGAIN W+R errors W+R
+# bad N exit F" lines (writes and reads) for the table of docs/eagain.md
+# (scripts/eagain-table.py).
+
+# eagain_cells NAME DEV...: the cells on DEV (several devices: the same
+# cell on all of them at once); prints why any failed
+eagain_cells() {
+	local name=$1 devs bs qd opts msk d f o why= jobs j
+	shift
+	devs=$*
+	for bs in 4096 262144 2097152; do
+		case $bs in
+		4096) qd=32 ;;
+		262144) qd=16 ;;
+		2097152) qd=8 ;;
+		esac
+		for d in $devs; do
+			msk=$(cat /sys/block/$d/queue/max_hw_sectors_kb)
+			[ $bs != 262144 ] || msk=64
+			echo "$msk" >/sys/block/$d/queue/max_sectors_kb
+			[ "$(cat /sys/block/$d/queue/max_sectors_kb)" = "$msk" ] || {
+				echo "$name: max_sectors_kb of $d is not $msk"
+				return
+			}
+		done
+		for opts in plain fixed vec poll "poll fixed" "poll vec" sqpoll "sqpoll poll" \
+			nowait; do
+			case "$bs:$opts" in
+			4096:*) ;;
+			*sqpoll* | *nowait) continue ;;
+			esac
+			jobs=
+			for d in $devs; do
+				run_timed 150 /fp/fp-eagain /dev/$d $bs $qd 1 ${opts#plain} \
+					>/tmp/fpe-$d.out 2>&1 &
+				jobs="$jobs $d:$!"
+			done
+			for j in $jobs; do
+				d=${j%:*}
+				wait "${j#*:}"
+				f=$?
+				# writes IOS EAGAIN ERRORS reads IOS EAGAIN ERRORS BAD
+				set -- $(sed -n 's/^EAGAIN //p' /tmp/fpe-$d.out)
+				echo "EAGAIN-CELL $name $bs $(echo $opts | tr ' ' +): ios ${2:-?}+${6:-?} -EAGAIN ${3:-?}+${7:-?} errors ${4:-?}+${8:-?} bad ${9:-?} exit $f" >&2
+				sed -n 's/^fp-eagain: /# /p' /tmp/fpe-$d.out | head -3 >&2
+				o="$name $bs $opts on $d:"
+				if [ $f = 124 ]; then
+					# it may still be writing: no more cells here
+					echo "${why:+$why; }$o still running after 150 s"
+					return
+				elif [ "${2:-0}" -lt $qd ] || [ "${6:-0}" -lt $qd ]; then
+					# too few to have found the queue full
+					why="${why:+$why; }$o exit $f, ${2:-no} writes and ${6:-no} reads completed"
+				elif [ "$opts" = nowait ]; then
+					# the application's own -EAGAIN must come, and
+					# nothing else may go wrong
+					[ $f = 1 ] && [ "$3$7" != 00 ] ||
+						why="${why:+$why; }$o RWF_NOWAIT: exit $f, -EAGAIN $3+$7 (none: the counter sees nothing?)"
+					[ "$4$8$9" = 000 ] ||
+						why="${why:+$why; }$o RWF_NOWAIT: errors $4+$8, bad $9"
+				elif [ $f != 0 ]; then
+					why="${why:+$why; }$o exit $f, -EAGAIN $3+$7, errors $4+$8, bad $9"
+				fi
+			done
+		done
+	done
+	echo "$why"
+}
+
+# eagain_matrix: the cells on the plain NVMe namespace, then on two
+# null_blk devices of the shared tag set at once
+eagain_matrix() {
+	local dev a b why
+	if [ ! -x /fp/fp-eagain ]; then
+		tap_fail eagain_matrix_nvme "no /fp/fp-eagain"
+		tap_fail eagain_matrix_shared_nullb "no /fp/fp-eagain"
+		rc=1
+		return
+	fi
+	echo "# NVMe queues: $(cat /sys/module/nvme/parameters/io_queue_depth) entries; null_blk shared tags: $(cat /sys/module/null_blk/parameters/shared_tags 2>/dev/null), $(cat /sys/module/null_blk/parameters/hw_queue_depth) tags"
+	if dev=$(nvme_plain); then
+		tap_result eagain_matrix_nvme "$(eagain_cells nvme "$dev")"
+	else
+		tap_fail eagain_matrix_nvme "no plain NVMe namespace"
+		rc=1
+	fi
+	a=$(nullb_create ea irqmode=2 completion_nsec=50000 size=64 memory_backed=1) &&
+		b=$(nullb_create eb irqmode=2 completion_nsec=50000 size=64 memory_backed=1) || {
+		tap_fail eagain_matrix_shared_nullb "could not create the null_blk devices"
+		rc=1
+		return
+	}
+	why=$(eagain_cells shared-nullb "$a" "$b")
+	run_timed 30 nullb_remove ea || why="${why:+$why; }removing $a hung or failed"
+	run_timed 30 nullb_remove eb || why="${why:+$why; }removing $b hung or failed"
+	tap_result eagain_matrix_shared_nullb "$why"
+}
+
+# mpath_eagain_cells HEAD: the matrix's multipath cells (the mpath boot;
+# "check.sh eagain-mpath" for make eagain-matrix): fp-eagain on the head,
+# 4 KiB at QD 32, 3 s of writes then 3 s of reads, not polled and then
+# polled, while both controllers are reset at once, up to four times, and
+# each path has 4 requests: the head finds no usable path and requeues
+# its bios, and kblockd sends them again onto paths where most find no
+# tag.  Each cell must count no -EAGAIN, no error and no block read back
+# wrong, with a reset during its I/O and the head's requeue seen (else it
+# missed its window).  Prints EAGAIN-CELL lines as eagain_cells does, on
+# stderr, and why any cell failed.
+mpath_eagain_cells() {
+	local head=$1 p0 p1 c0 c1 nr0 nr1 opts pid f n r rq0 rq1 o why=
+	set -- $(mpath_paths "$head")
+	p0=$1 p1=$2 c0=$(path_ctrl "$1") c1=$(path_ctrl "$2")
+	nr0=$(cat /sys/block/$p0/queue/nr_requests) nr1=$(cat /sys/block/$p1/queue/nr_requests)
+	echo 4 >/sys/block/$p0/queue/nr_requests
+	echo 4 >/sys/block/$p1/queue/nr_requests
+	mpath_iopolicy round-robin
+	for opts in plain poll; do
+		o="mpath-resets 4096 $opts on $head:"
+		rq0=$(dmesg | grep -c 'no usable path - requeuing')
+		expect_fault_begin "resets of $c0 and $c1 under fp-eagain on $head" "$NVME_RESET_ONLY"
+		run_timed 150 /fp/fp-eagain /dev/$head 4096 32 3 ${opts#plain} >/tmp/fpe-mp.out 2>&1 &
+		pid=$!
+		n=0
+		while [ $n -lt 4 ] && kill -0 $pid 2>/dev/null; do
+			sleep 1
+			r=$(reset_both "$c0" "$c1")
+			[ -z "$r" ] || why="${why:+$why; }$o $r"
+			n=$((n + 1))
+		done
+		wait $pid
+		f=$?
+		expect_fault_end
+		rq1=$(dmesg | grep -c 'no usable path - requeuing')
+		# writes IOS EAGAIN ERRORS reads IOS EAGAIN ERRORS BAD
+		set -- $(sed -n 's/^EAGAIN //p' /tmp/fpe-mp.out)
+		echo "EAGAIN-CELL mpath-resets 4096 $opts: ios ${2:-?}+${6:-?} -EAGAIN ${3:-?}+${7:-?} errors ${4:-?}+${8:-?} bad ${9:-?} exit $f" >&2
+		echo "# $o $n resets, 'no usable path - requeuing' +$((rq1 - rq0)) (ratelimited)" >&2
+		sed -n 's/^fp-eagain: /# /p' /tmp/fpe-mp.out | head -3 >&2
+		if [ $f = 124 ]; then
+			why="${why:+$why; }$o still running after 150 s"
+			break
+		elif [ "${2:-0}" -lt 32 ] || [ "${6:-0}" -lt 32 ]; then
+			why="${why:+$why; }$o exit $f, ${2:-no} writes and ${6:-no} reads completed"
+		elif [ $f != 0 ]; then
+			why="${why:+$why; }$o exit $f, -EAGAIN $3+$7, errors $4+$8, bad $9"
+		elif [ $n = 0 ] || [ $((rq1 - rq0)) = 0 ]; then
+			why="${why:+$why; }$o $n resets, the head never requeued: the cell missed its window"
+		fi
+	done
+	echo "$nr0" >/sys/block/$p0/queue/nr_requests
+	echo "$nr1" >/sys/block/$p1/queue/nr_requests
+	mpath_iopolicy numa
+	echo "$why"
+}
+
+# eagain_mpath: the multipath cells as a test of the mpath boot
+eagain_mpath() {
+	local head
+	if [ ! -x /fp/fp-eagain ]; then
+		tap_fail eagain_matrix_mpath_resets "no /fp/fp-eagain"
+		rc=1
+		return
+	fi
+	head=$(mpath_head)
+	[ -n "$head" ] || { tap_fail eagain_matrix_mpath_resets "no multipath head"; rc=1; return; }
+	tap_result eagain_matrix_mpath_resets "$(mpath_eagain_cells "$head")"
 }

@@ -163,5 +163,7 @@ mpath_polled() {
 	mpath_head_iopoll "$head"
 	mpath_reset_polled "$head"
 	mpath_failover_no_eagain "$head"
+	echo "== -EAGAIN CQEs counted: the multipath head under controller resets"
+	eagain_mpath
 	mpath_path_removed_polled "$head"
 }

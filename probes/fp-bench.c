@@ -31,68 +31,13 @@
 #define RWF_HIPRI 0x1
 #endif
 
-struct ring {
-	int fd;
-	unsigned int entries;
-	unsigned int *sq_head, *sq_tail, *sq_mask, *sq_array;
-	unsigned int *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
-	unsigned int local_tail;
-};
-
 static void die(const char *what)
 {
 	fprintf(stderr, "fp-bench: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void ring_init(struct ring *r, unsigned int entries, unsigned int flags)
-{
-	struct io_uring_params p = { .flags = flags };
-	void *sq, *cq;
-
-	r->fd = syscall(__NR_io_uring_setup, entries, &p);
-	if (r->fd < 0)
-		die("io_uring_setup");
-	sq = mmap(NULL, p.sq_off.array + p.sq_entries * 4, PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-		  IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
-		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-		       IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || r->sqes == MAP_FAILED)
-		die("mmap ring");
-	r->sq_head = sq + p.sq_off.head;
-	r->sq_tail = sq + p.sq_off.tail;
-	r->sq_mask = sq + p.sq_off.ring_mask;
-	r->sq_array = sq + p.sq_off.array;
-	r->cq_head = cq + p.cq_off.head;
-	r->cq_tail = cq + p.cq_off.tail;
-	r->cq_mask = cq + p.cq_off.ring_mask;
-	r->cqes = cq + p.cq_off.cqes;
-	r->entries = p.sq_entries;
-	r->local_tail = *r->sq_tail;
-}
-
-static struct io_uring_sqe *get_sqe(struct ring *r)
-{
-	unsigned int idx = r->local_tail++ & *r->sq_mask;
-
-	r->sq_array[idx] = idx;
-	memset(&r->sqes[idx], 0, sizeof(r->sqes[idx]));
-	return &r->sqes[idx];
-}
+#include "ring.h"
 
 static int enter(struct ring *r, unsigned int submit, unsigned int wait)
 {
@@ -149,7 +94,7 @@ static int bench_nop(int argc, char **argv)
 	char name[32];
 
 	printf("# nop: batch %u, %.1f s\n", batch, secs);
-	ring_init(&r, batch, 0);
+	ring_init(&r, batch, 0, 0);
 	mark();
 	t0 = now();
 	do {
@@ -168,14 +113,6 @@ static int bench_nop(int argc, char **argv)
 	snprintf(name, sizeof(name), "nop-b%u", batch);
 	result(name, ops, t);
 	return 0;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static int bench_uring(int argc, char **argv)
@@ -198,7 +135,7 @@ static int bench_uring(int argc, char **argv)
 	blocks = size / bs;
 	printf("# uring: %s bs %u qd %u submit %u complete %u polled %d fixedbufs 1 registerfiles 1, %.1f s\n",
 	       dev, bs, qd, bsub, bcomp, poll, secs);
-	ring_init(&r, qd, poll ? IORING_SETUP_IOPOLL : 0);
+	ring_init(&r, qd, poll ? IORING_SETUP_IOPOLL : 0, 0);
 	iov = calloc(qd, sizeof(*iov));
 	for (i = 0; i < qd; i++) {
 		if (posix_memalign(&iov[i].iov_base, 4096, bs))

@@ -36,7 +36,7 @@ for l in "${labels[@]}"; do
 	git -C "$FP_BUILD/$l" log -1 --format="$l %h %s" >>"$out/labels.txt"
 done
 mkdir -p "$out/guest"
-gcc -O2 -Wall -static -o "$out/guest/fp-bench" "$FP_TOP/probes/fp-bench.c"
+probe_build fp-bench "$out/guest" || die "probes/fp-bench.c did not build"
 
 {
 	echo "host: $(uname -srm)"

@@ -83,6 +83,8 @@ build_debug() {
 }
 tests=$out/guest-files
 mkdir -p "$tests"
+# the -EAGAIN counter of the eagain boot
+probe_build fp-eagain "$tests" || failures+=("probes/fp-eagain.c did not build")
 for p in iopoll_test uring_test; do
 	cp "$FP_BUILD/$(kdir patched)/tools/testing/selftests/iopoll/$p" "$tests/" 2>/dev/null ||
 		failures+=("kselftest $p was not built")
@@ -203,6 +205,10 @@ for label in "${labels[@]}"; do
 			# (docs/emulator.md): that path under batched polling
 			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \
 				--append "nvme.qemu_shadow_doorbells=1" || failures+=("$label dbbuf")
+			# one tag per NVMe queue and a null_blk tag set of 2 that its
+			# devices share: the CQEs that end with -EAGAIN, counted
+			stage "$label: -EAGAIN matrix (one-tag NVMe queues, shared null_blk tags)" \
+				boot "$label" eagain "${FP_EAGAIN_BOOT[@]}" || failures+=("$label eagain")
 		fi
 		# blocking=1: the shared tag set is made at module load from the
 		# module's parameters, so a memory_backed device (which allocates in

@@ -45,7 +45,7 @@ fi
 
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out/guest"
-gcc -O2 -Wall -static -o "$out/guest/fp-bench" "$FP_TOP/probes/fp-bench.c"
+probe_build fp-bench "$out/guest" || die "probes/fp-bench.c did not build"
 # a probe of fp-bench, or a guest shell command that runs one
 case $1 in
 nop | uring | pvsync2) cmd="fp-bench $*" ;;

@@ -102,6 +102,17 @@ FP_PKGS_BUILD=(build-essential flex bison bc libelf-dev libssl-dev ccache
 FP_PKGS_GUEST=(qemu-system-x86 busybox-static fio python3)
 FP_PKGS_BENCH=(gnuplot-nox)
 
+# probe_build NAME DIR: the static guest program probes/NAME.c as DIR/NAME
+probe_build() {
+	gcc -O2 -Wall -Werror -static -o "$2/$1" "$FP_TOP/probes/$1.c"
+}
+
+# The devices of make check's "eagain" boot (scripts/check.sh, make
+# eagain-matrix): one tag per NVMe queue, and a null_blk tag set of 2
+# shared by its devices (blocking=1: see the starved boot in check.sh)
+FP_EAGAIN_BOOT=(--poll-queues 1 --append "nvme.io_queue_depth=2"
+	--nullb "shared_tags=1 hw_queue_depth=2 submit_queues=1 poll_queues=1 nr_devices=0 blocking=1")
+
 # guest_run TIMEOUT OUT KLOG MAP QEMU...: run the QEMU command of a
 # guest that writes "FASTPATH-START" to OUT when its command starts and
 # its kernel console to KLOG; QEMU's own output is appended to OUT.

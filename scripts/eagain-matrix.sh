@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make eagain-matrix: make check's "eagain" boot (guest/eagain.sh: the
+# CQEs of io_uring reads and writes that end with -EAGAIN, counted by
+# probes/fp-eagain.c on one-tag NVMe queues and a shared null_blk tag
+# set, then the NVMe multipath head under controller resets) on each
+# kernel of LABELS, and one table of the counts side by side.  Results:
+# results/eagain-<date>-<hash>/ (each label's guest logs, table.md).
+#   LABELS  kernels (default: "base patched"; patched is make check's
+#           kernel, patched+deb-guest)
+#   REF     "mainline": add Debian sid's newest mainline (7.2.x), as
+#           make bench does
+. "$(dirname "$0")/lib.sh"
+
+read -r -a labels <<<"${LABELS:-base patched}"
+case ${REF:-} in
+"") ;;
+mainline) labels+=(mainline) ;;
+*) die "REF=$REF: only REF=mainline is known" ;;
+esac
+need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}"
+
+out=$FP_TOP/results/eagain-$(date -u +%Y%m%d-%H%M%S)-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
+mkdir -p "$out/guest"
+probe_build fp-eagain "$out/guest" || die "probes/fp-eagain.c did not build"
+args=()
+rc=0
+for l in "${labels[@]}"; do
+	if [[ $l == patched ]]; then
+		k=patched+deb-guest
+		stage "build $l" "$FP_TOP/scripts/build.sh" patched deb-guest.config || die "build $l failed"
+	else
+		k=$l
+		stage "build $l" "$FP_TOP/scripts/build.sh" "$l" || die "build $l failed"
+	fi
+	git -C "$FP_BUILD/$k" log -1 --format="$l %h %s" >>"$out/labels.txt"
+	stage "$l: -EAGAIN matrix" "$FP_TOP/scripts/vm.sh" --label "$k" --smp 2 "${FP_EAGAIN_BOOT[@]}" \
+		--files "$out/guest" --timeout 1200 --log "$out/$l.log" -- sh /fp/check.sh eagain ||
+		log "$l: the guest failed (expected where -EAGAIN comes): see the table"
+	grep -qa '^EAGAIN-CELL' "$out/$l.log" || { log "$l: no cell ran: $out/$l.log"; rc=1; }
+	# the multipath cells: make check's mpath boot's devices
+	stage "$l: -EAGAIN multipath cells" "$FP_TOP/scripts/vm.sh" --label "$k" --smp 2 --mpath \
+		--poll-queues 1 --files "$out/guest" --timeout 600 --log "$out/$l-mpath.log" \
+		-- sh /fp/check.sh eagain-mpath ||
+		log "$l: the multipath guest failed (expected where -EAGAIN comes): see the table"
+	grep -qa '^EAGAIN-CELL' "$out/$l-mpath.log" || { log "$l: no multipath cell ran: $out/$l-mpath.log"; rc=1; }
+	args+=("$l=$out/$l.log" "$l=$out/$l-mpath.log")
+done
+python3 "$FP_TOP/scripts/eagain-table.py" "${args[@]}" | tee "$out/table.md"
+log "results: $out"
+# a guest that failed is expected on a kernel without the series: the
+# table is the result; a label's run that printed no cell is not
+exit $rc
