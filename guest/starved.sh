@@ -44,30 +44,40 @@ starved_churn() {
 
 T=/sys/kernel/tracing
 
-# fprof_start FUNC...: ftrace's function profiler on the FUNCs, counts
-# reset; fails without the profiler or when the first FUNC cannot be
-# traced (the others may be absent from this kernel)
-fprof_start() {
-	local f
-	[ -f $T/function_profile_enabled ] || return 1
-	echo "$1" >$T/set_ftrace_filter || return 1
-	shift
-	for f in "$@"; do
-		echo "$f" >>$T/set_ftrace_filter 2>/dev/null
-	done
-	echo 0 >$T/function_profile_enabled
-	echo 1 >$T/function_profile_enabled
+# fprof_counts: each profiled function's calls so far, summed over the
+# CPUs ("FUNC N" lines)
+fprof_counts() {
+	cat $T/trace_stat/function* 2>/dev/null |
+		awk '$2 ~ /^[0-9]+$/ { c[$1] += $2 } END { for (f in c) print f, c[f] }'
 }
 
-# fprof_stop FUNC...: stop the profiler; prints each FUNC's calls, summed
-# over the CPUs, in the order given
+# fprof_start FUNC...: count the FUNCs' calls from now on, with the
+# profiler /init switched on (guest/fprof.sh: FUNC must be in its list);
+# fails without it or when the first FUNC is not profiled (the others
+# may be absent from this kernel)
+fprof_start() {
+	[ "$(cat $T/function_profile_enabled 2>/dev/null)" = 1 ] || return 1
+	grep -qx "$1" $T/set_ftrace_filter || return 1
+	fprof_counts >/tmp/fprof.start
+}
+
+# fprof_stop FUNC...: prints each FUNC's calls since fprof_start, in the
+# order given
 fprof_stop() {
-	echo 0 >$T/function_profile_enabled
-	cat $T/trace_stat/function* 2>/dev/null | awk -v fs="$*" '
-		BEGIN { n = split(fs, f, " ") }
-		{ c[$1] += $2 }
-		END { for (i = 1; i <= n; i++) printf "%d%s", c[f[i]], i < n ? " " : "\n" }'
-	echo >$T/set_ftrace_filter
+	fprof_counts | awk -v fs="$*" -v st="$(cat /tmp/fprof.start)" '
+		BEGIN {
+			m = split(st, l, "\n")
+			for (i = 1; i <= m; i++) {
+				split(l[i], kv, " ")
+				s[kv[1]] = kv[2]
+			}
+		}
+		{ c[$1] = $2 }
+		END {
+			n = split(fs, f, " ")
+			for (i = 1; i <= n; i++)
+				printf "%d%s", c[f[i]] - s[f[i]], i < n ? " " : "\n"
+		}'
 }
 
 # ftrace's function profiler on the tag allocators: calls of

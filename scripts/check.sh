@@ -83,6 +83,9 @@ build_debug() {
 }
 tests=$out/guest-files
 mkdir -p "$tests"
+# the guests switch the function profiler on before their command starts
+# (guest/fprof.sh)
+: >"$tests/fprof-at-boot"
 # the -EAGAIN counter of the eagain boot
 probe_build fp-eagain "$tests" || failures+=("probes/fp-eagain.c did not build")
 for p in iopoll_test uring_test; do
@@ -113,6 +116,21 @@ xfail_re=' # TODO expected here: [^#]*$'
 has_not_ok() {
 	awk -v p="$1not ok" -v x="$([[ $2 == xfail ]] && echo 1 || echo 0)" -v re="$xfail_re" '
 		index($0, p) == 1 && ($0 ~ re) == x { f = 1 } END { exit !f }' "$out/results.txt"
+}
+
+# boot_why NAME LOG: a line on why a failed guest run failed, for the
+# end of the output (what CI shows of it): vm.sh's verdict and, but for
+# failed tests, the kernel log's first splat or fault, else its last line
+boot_why() {
+	local v line= k=$2.kernel
+	v=$(cat "$2.verdict" 2>/dev/null) || v="no verdict: vm.sh ended early"
+	case $v in
+	tests) ;;
+	splat) line=$(grep -Em1 "$FP_SPLAT_RE" "$k") ;;
+	fault) line=$(grep -Em1 "$FP_FAULT_RE" "$k") ;;
+	*) line=$(tail -n 1 "$k" 2>/dev/null) ;;
+	esac
+	echo "$1: $v${line:+; kernel log: $line}"
 }
 
 # boot LABEL NAME VM-OPTIONS...: one guest run of guest/check.sh NAME (of
@@ -151,6 +169,7 @@ boot() {
 		log "$label $name: no manifest (guest/expected/$label/$name.txt): results not compared"
 	fi
 	if ((rc != 0)); then
+		boot_why "$label $tag" "$out/$label-$tag.log" >>"$out/why.txt"
 		# a failing guest with no failing test line still fails the run
 		has_not_ok "$label $tag: " fail ||
 			echo "$label $tag: not ok - guest run (exit $rc)" >>"$out/results.txt"
@@ -288,12 +307,13 @@ skipped=$(awk -F'\t' '$2 == "skip"' "$out/summary.tsv" | wc -l)
 xfailed=$(awk -F'\t' '$2 == "xfail"' "$out/summary.tsv" | wc -l)
 # failures outside the guest (queue lint, builds) count once each
 for f in "${failures[@]}"; do
-	case $f in *" poll"* | *" mpath"* | *" nopoll" | *" dbbuf" | *" starved"* | *" liburing") ;;
+	case $f in *" poll"* | *" mpath"* | *" nopoll" | *" dbbuf" | *" eagain" | *" starved"* | *" liburing") ;;
 	*) failed=$((failed + 1)) ;;
 	esac
 done
 awk -F'\t' '$2 != "pass" { printf "  %s %s (%s)\n", toupper($2), $1, $3 }' "$out/summary.tsv" >&2
 ((${#failures[@]} == 0)) || log "failed: ${failures[*]}"
+[[ ! -s $out/why.txt ]] || { log "why the failed guest runs failed:"; sed 's/^/  /' "$out/why.txt" >&2; }
 log "results: $out/results.txt; console logs: $out/*.log; $((SECONDS - t_start)) s in all"
 # (failures a label's manifest expects: only with CHECK_LABELS=base ...)
 xf=
