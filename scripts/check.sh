@@ -126,7 +126,7 @@ boot_why() {
 	v=$(cat "$2.verdict" 2>/dev/null) || v="no verdict: vm.sh ended early"
 	case $v in
 	tests) ;;
-	splat) line=$(grep -Em1 "$FP_SPLAT_RE" "$k") ;;
+	splat) line=$(grep -Em1 "$FP_SPLAT_RE|: [0-9a-f]{4} \[#[0-9]+\]" "$k") ;;
 	fault) line=$(grep -Em1 "$FP_FAULT_RE" "$k") ;;
 	*) line=$(tail -n 1 "$k" 2>/dev/null) ;;
 	esac
