@@ -119,17 +119,13 @@ has_not_ok() {
 }
 
 # boot_why NAME LOG: a line on why a failed guest run failed, for the
-# end of the output (what CI shows of it): vm.sh's verdict and, but for
-# failed tests, the kernel log's first splat or fault, else its last line
+# end of the output (what CI shows of it): vm.sh's verdict and the kernel
+# line that decided it (LOG.why: the splat, the fault it did not excuse,
+# the last line of a guest that hung or died)
 boot_why() {
-	local v line= k=$2.kernel
+	local v line
 	v=$(cat "$2.verdict" 2>/dev/null) || v="no verdict: vm.sh ended early"
-	case $v in
-	tests) ;;
-	splat) line=$(grep -Em1 "$FP_SPLAT_RE|: [0-9a-f]{4} \[#[0-9]+\]" "$k") ;;
-	fault) line=$(grep -Em1 "$FP_FAULT_RE" "$k") ;;
-	*) line=$(tail -n 1 "$k" 2>/dev/null) ;;
-	esac
+	line=$(cat "$2.why" 2>/dev/null)
 	echo "$1: $v${line:+; kernel log: $line}"
 }
 

@@ -63,7 +63,7 @@ while (($#)); do
 done
 (($#)) || ((show)) || usage
 FP_PREFIX="[vm $label] "
-[[ -z $logf ]] || rm -f "$logf.verdict"
+[[ -z $logf ]] || rm -f "$logf.verdict" "$logf.why"
 
 kernel=$FP_BUILD/$label/arch/x86/boot/bzImage
 [[ -f $kernel ]] || ((show)) || die "no kernel $kernel: run scripts/build.sh ${label%%+*} first"
@@ -130,15 +130,24 @@ fail() {
 	tail -n "${2:-20}" "$klog" | sed 's/^/  k| /' >&2
 }
 # $logf.verdict says which of these ended the run (scripts/check.sh
-# lets a label's manifest excuse only "tests": failures it expects)
-verdict() { echo "$1" >"$logf.verdict"; }
+# lets a label's manifest excuse only "tests": failures it expects), and
+# $logf.why the kernel line that decided it, if one did (check.sh prints
+# it at its end)
+verdict() {
+	echo "$1" >"$logf.verdict"
+	if [[ -n ${2:-} ]]; then
+		echo "$2" >"$logf.why"
+	else
+		rm -f "$logf.why"
+	fi
+}
 if ((rc == 124)); then
-	verdict hung
+	verdict hung "$(tail -n 1 "$klog")"
 	fail "guest hung"
 	exit 124
 fi
 if grep -Eq "$splat_re" "$klog"; then
-	verdict splat
+	verdict splat "$(grep -Em1 "$splat_re|: [0-9a-f]{4} \[#[0-9]+\]" "$klog")"
 	grep -En -A12 "$splat_re" "$klog" | head -60 | sed 's/^/  k| /' >&2
 	fail "kernel splat in the console log" 0
 	exit 1
@@ -161,13 +170,13 @@ faults=$(awk -v re="$fault_re" '
 		(!inwin || (only != "" && $0 !~ only)) { print NR ": " $0 }
 	' "$klog")
 if [[ -n $faults ]]; then
-	verdict fault
+	verdict fault "$(head -n 1 <<<"$faults" | sed 's/^[0-9]*: //')"
 	head -20 <<<"$faults" | sed 's/^/  k| /' >&2
 	fail "unexpected timeout, abort or reset in the kernel log" 0
 	exit 1
 fi
 if [[ -z $status ]]; then
-	verdict died
+	verdict died "$(tail -n 1 "$klog")"
 	fail "guest died before reporting (qemu exit $rc)"
 	exit 125
 fi
