@@ -211,11 +211,20 @@ throttled_no_eagain() {
 # (scripts/eagain-table.py).
 
 # eagain_cells NAME DEV...: the cells on DEV (several devices: the same
-# cell on all of them at once); prints why any failed
+# cell on all of them at once); DEV:FILE runs them on FILE, a file of a
+# file system on DEV, and leaves out the RWF_NOWAIT cell, which counts
+# nothing there (iomap refuses only a range in the page cache).
+# max_sectors_kb is set on DEV and on the devices under it (dm's).
+# Prints why any cell failed.
 eagain_cells() {
-	local name=$1 devs bs qd opts msk d f o why= jobs j
+	local name=$1 devs= specs bs qd opts msk d f o why= jobs j x file=
 	shift
-	devs=$*
+	specs=$*
+	for x in $specs; do
+		d=${x%%:*}
+		[ "$d" = "$x" ] || file=1
+		devs="$devs $d $(ls /sys/block/$d/slaves 2>/dev/null)"
+	done
 	for bs in 4096 262144 2097152; do
 		case $bs in
 		4096) qd=32 ;;
@@ -234,12 +243,15 @@ eagain_cells() {
 		for opts in plain fixed vec poll "poll fixed" "poll vec" sqpoll "sqpoll poll" \
 			nowait; do
 			case "$bs:$opts" in
+			*:nowait) [ $bs = 4096 ] && [ -z "$file" ] || continue ;;
 			4096:*) ;;
-			*sqpoll* | *nowait) continue ;;
+			*sqpoll*) continue ;;
 			esac
 			jobs=
-			for d in $devs; do
-				run_timed 150 /fp/fp-eagain /dev/$d $bs $qd 1 ${opts#plain} \
+			for x in $specs; do
+				d=${x%%:*} f=/dev/$x
+				[ "$d" = "$x" ] || f=${x#*:}
+				run_timed 150 /fp/fp-eagain $f $bs $qd 1 ${opts#plain} \
 					>/tmp/fpe-$d.out 2>&1 &
 				jobs="$jobs $d:$!"
 			done
@@ -275,21 +287,111 @@ eagain_cells() {
 	echo "$why"
 }
 
-# eagain_matrix: the cells on the plain NVMe namespace, then on two
-# null_blk devices of the shared tag set at once
+# The same cells through what users put on a device, each in turn on the
+# one-tag NVMe DEV (its whole namespace):
+# eagain_ext4 DEV: a 32 MiB file of an ext4.  Its direct I/O is iomap's,
+# which on 5.10 puts no REQ_NOWAIT on its bios and refuses IOCB_NOWAIT
+# only for a range in the page cache, at issue: the cells show that no
+# -EAGAIN comes by another way.  The file is written whole first, so
+# that every write is an overwrite, and dropped from the page cache:
+# cached pages would fail every NOWAIT direct I/O at issue and send all
+# of it to io-wq.
+eagain_ext4() {
+	local why
+	mkdir -p /mnt/ea
+	if ! /sbin/mke2fs -q -F -t ext4 /dev/$1 >/tmp/mkfs-ea.out 2>&1 ||
+		! mount -t ext4 /dev/$1 /mnt/ea 2>>/tmp/mkfs-ea.out; then
+		tap_fail eagain_matrix_ext4 "mke2fs or mount: $(head -1 /tmp/mkfs-ea.out)"
+		rc=1
+		return
+	fi
+	if ! dd if=/dev/zero of=/mnt/ea/f bs=1M count=32 conv=fsync 2>/dev/null ||
+		! echo 3 >/proc/sys/vm/drop_caches; then
+		why="the file could not be written, or the page cache dropped"
+	else
+		why=$(eagain_cells ext4 "$1:/mnt/ea/f")
+	fi
+	run_timed 60 umount /mnt/ea || why="${why:+$why; }umount hung or failed"
+	tap_result eagain_matrix_ext4 "$why"
+}
+
+# eagain_dm DEV: a dm-linear device over DEV.  5.10 makes a dm device
+# NOWAIT only when all its targets are linear and all its devices NOWAIT
+# (dm_table_supports_nowait()); dm clones each bio for DEV, which splits
+# a 256 KiB clone in four, and its -EAGAIN ends dm's bio.  The RWF_NOWAIT
+# cell must count: it shows that the device is NOWAIT.
+eagain_dm() {
+	local name=fp-ea dm= why x
+	if [ ! -x /sbin/dmsetup ]; then
+		tap_fail eagain_matrix_dm_linear "no dmsetup in the guest"
+		rc=1
+		return
+	fi
+	if ! /sbin/dmsetup create $name --table "0 $(cat /sys/block/$1/size) linear /dev/$1 0" \
+		>/tmp/dm-ea.out 2>&1; then
+		tap_fail eagain_matrix_dm_linear "dmsetup create: $(head -1 /tmp/dm-ea.out)"
+		rc=1
+		return
+	fi
+	for x in /sys/block/dm-*; do
+		[ "$(cat $x/dm/name 2>/dev/null)" != $name ] || dm=${x##*/}
+	done
+	if [ -z "$dm" ]; then
+		why="no block device for $name"
+	else
+		echo "# dm-linear: $dm over $(ls /sys/block/$dm/slaves)"
+		why=$(eagain_cells dm-linear "$dm")
+	fi
+	run_timed 30 /sbin/dmsetup remove $name || why="${why:+$why; }dmsetup remove hung or failed"
+	tap_result eagain_matrix_dm_linear "$why"
+}
+
+# eagain_loop DEV: a loop device over DEV with direct I/O on (loop issues
+# its requests to DEV as bvec direct I/O from a kworker, without NOWAIT)
+# and 4 requests (nr_requests: the least blk-mq takes), so that loop's
+# own tags run out; blk-mq makes it NOWAIT.
+eagain_loop() {
+	local lo why
+	if ! lo=$(/sbin/losetup --direct-io=on --show -f /dev/$1 2>/tmp/lo-ea.out); then
+		tap_fail eagain_matrix_loop "losetup: $(head -1 /tmp/lo-ea.out)"
+		rc=1
+		return
+	fi
+	lo=${lo#/dev/}
+	if [ "$(cat /sys/block/$lo/loop/dio 2>/dev/null)" != 1 ]; then
+		why="$lo over $1: direct I/O is not on"
+	elif ! echo 4 >/sys/block/$lo/queue/nr_requests; then
+		why="$lo: nr_requests 4 refused"
+	else
+		echo "# loop: $lo over $1, direct I/O, nr_requests $(cat /sys/block/$lo/queue/nr_requests)"
+		why=$(eagain_cells loop "$lo")
+	fi
+	run_timed 30 /sbin/losetup -d /dev/$lo || why="${why:+$why; }losetup -d hung or failed"
+	tap_result eagain_matrix_loop "$why"
+}
+
+# eagain_matrix: the cells on the plain NVMe namespace, on an ext4, a
+# dm-linear and a loop device over it, then on two null_blk devices of
+# the shared tag set at once
 eagain_matrix() {
-	local dev a b why
+	local dev a b why x
 	if [ ! -x /fp/fp-eagain ]; then
-		tap_fail eagain_matrix_nvme "no /fp/fp-eagain"
-		tap_fail eagain_matrix_shared_nullb "no /fp/fp-eagain"
+		for x in nvme ext4 dm_linear loop shared_nullb; do
+			tap_fail eagain_matrix_$x "no /fp/fp-eagain"
+		done
 		rc=1
 		return
 	fi
 	echo "# NVMe queues: $(cat /sys/module/nvme/parameters/io_queue_depth) entries; null_blk shared tags: $(cat /sys/module/null_blk/parameters/shared_tags 2>/dev/null), $(cat /sys/module/null_blk/parameters/hw_queue_depth) tags"
 	if dev=$(nvme_plain); then
 		tap_result eagain_matrix_nvme "$(eagain_cells nvme "$dev")"
+		eagain_ext4 "$dev"
+		eagain_dm "$dev"
+		eagain_loop "$dev"
 	else
-		tap_fail eagain_matrix_nvme "no plain NVMe namespace"
+		for x in nvme ext4 dm_linear loop; do
+			tap_fail eagain_matrix_$x "no plain NVMe namespace"
+		done
 		rc=1
 	fi
 	a=$(nullb_create ea irqmode=2 completion_nsec=50000 size=64 memory_backed=1) &&
