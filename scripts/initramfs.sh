@@ -6,7 +6,7 @@
 # go into a second, small cpio that vm.sh appends.
 . "$(dirname "$0")/lib.sh"
 
-need_pkgs "${FP_PKGS_GUEST[@]}" cpio dmsetup
+need_pkgs "${FP_PKGS_GUEST[@]}" cpio
 key=$( (cat "$FP_TOP/guest/init" "$0"; dpkg-query -W busybox-static fio e2fsprogs mount dmsetup) | sha256sum | cut -c1-12)
 img=$FP_CACHE/initramfs/base-$key.cpio
 if [[ ! -f $img ]]; then
