@@ -64,10 +64,7 @@ polled_rcu_stress() {
 # not polled and completes by interrupt, on the file and on the device.
 polled_file_dio() {
 	local dev=$1 q0 q1 i0 i1 d0 d1 f1 f2 why= ios msk
-	mkdir -p /mnt/fp
-	if ! /sbin/mke2fs -q -F -t ext4 -O ^has_journal /dev/$dev >/tmp/mkfs.out 2>&1 ||
-		! mount -t ext4 /dev/$dev /mnt/fp; then
-		cat /tmp/mkfs.out
+	if ! ext4_mount "$dev" /mnt/fp -O ^has_journal; then
 		tap_fail ext4_polled_dio "no ext4 on /dev/$dev"
 		tap_fail split_io_not_polled "no ext4 on /dev/$dev"
 		rc=1

@@ -298,10 +298,8 @@ eagain_cells() {
 # of it to io-wq.
 eagain_ext4() {
 	local why
-	mkdir -p /mnt/ea
-	if ! /sbin/mke2fs -q -F -t ext4 /dev/$1 >/tmp/mkfs-ea.out 2>&1 ||
-		! mount -t ext4 /dev/$1 /mnt/ea 2>>/tmp/mkfs-ea.out; then
-		tap_fail eagain_matrix_ext4 "mke2fs or mount: $(head -1 /tmp/mkfs-ea.out)"
+	if ! why=$(ext4_mount "$1" /mnt/ea); then
+		tap_fail eagain_matrix_ext4 "mke2fs or mount: $(echo "$why" | head -1)"
 		rc=1
 		return
 	fi
@@ -321,22 +319,15 @@ eagain_ext4() {
 # a 256 KiB clone in four, and its -EAGAIN ends dm's bio.  The RWF_NOWAIT
 # cell must count: it shows that the device is NOWAIT.
 eagain_dm() {
-	local name=fp-ea dm= why x
-	if [ ! -x /sbin/dmsetup ]; then
-		tap_fail eagain_matrix_dm_linear "no dmsetup in the guest"
-		rc=1
-		return
-	fi
+	local name=fp-ea dm why
 	if ! /sbin/dmsetup create $name --table "0 $(cat /sys/block/$1/size) linear /dev/$1 0" \
 		>/tmp/dm-ea.out 2>&1; then
 		tap_fail eagain_matrix_dm_linear "dmsetup create: $(head -1 /tmp/dm-ea.out)"
 		rc=1
 		return
 	fi
-	for x in /sys/block/dm-*; do
-		[ "$(cat $x/dm/name 2>/dev/null)" != $name ] || dm=${x##*/}
-	done
-	if [ -z "$dm" ]; then
+	dm=$(/sbin/dmsetup info -c --noheadings -o blkdevname $name)
+	if [ ! -d "/sys/block/$dm" ]; then
 		why="no block device for $name"
 	else
 		echo "# dm-linear: $dm over $(ls /sys/block/$dm/slaves)"

@@ -160,6 +160,16 @@ nvme_plain() {
 	return 1
 }
 
+# ext4_mount DEV DIR [MKE2FS-OPTION...]: a new ext4 on /dev/DEV, mounted
+# on DIR; fails with mke2fs's or mount's output
+ext4_mount() {
+	local dev=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	/sbin/mke2fs -q -F -t ext4 "$@" /dev/$dev >/tmp/mkfs.out 2>&1 &&
+		mount -t ext4 /dev/$dev "$dir" 2>>/tmp/mkfs.out || { cat /tmp/mkfs.out; return 1; }
+}
+
 # nullb_create NAME ATTR=VALUE...: a null_blk device made through configfs;
 # prints its disk name.  Fails (2) when the kernel lacks an attribute.
 nullb_create() {
