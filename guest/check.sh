@@ -111,6 +111,7 @@ if [ "$boot" = poll ]; then
 	nullb_bad_config
 	echo "== no spurious -EAGAIN: split and multi-bio NOWAIT I/O, throttled I/O"
 	nowait_split_no_eagain
+	nowait_uapi_large
 	throttled_no_eagain
 	echo "== bio-based polling: RCU lifetime, files, split I/O"
 	pdev=$(nvme_plain) || pdev=

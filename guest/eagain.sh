@@ -60,6 +60,31 @@ nowait_split_no_eagain() {
 	tap_result nowait_split_no_eagain "$why"
 }
 
+# 5.10's result of a preadv2()/pwritev2() or libaio I/O with RWF_NOWAIT
+# that must be split (256 KiB at max_sectors_kb 64) or needs more than
+# one bio (2 MiB): on a conventional device with tags to spare it is
+# done, not refused with -EAGAIN (mainline refuses both since 6.2).
+# fio's pvsync2 and libaio with nowait=1 write and verify 16 MiB each.
+nowait_uapi_large() {
+	local nb why= e bs r
+	nb=$(nullb_create uapi submit_queues=1 hw_queue_depth=64 irqmode=0 size=64 \
+		memory_backed=1) ||
+		{ tap_fail nowait_uapi_large "could not create a null_blk device"; rc=1; return; }
+	echo 64 >/sys/block/$nb/queue/max_sectors_kb
+	for e in pvsync2 libaio; do
+		for bs in 256k 2m; do
+			run_timed 120 fio --name="nu-$e-$bs" --filename=/dev/$nb --ioengine=$e \
+				--direct=1 --nowait=1 --rw=write --bs=$bs --size=16M --iodepth=1 \
+				--verify=crc32c --verify_fatal=1 --do_verify=1 \
+				--output-format=terse >/tmp/fio-nu-$e-$bs.out 2>&1
+			r=$?
+			[ $r = 0 ] || why="${why:+$why; }$e $bs: $(fio_failure "nu-$e-$bs" $r)"
+		done
+	done
+	run_timed 30 nullb_remove uapi || why="${why:+$why; }removing the device hung or failed"
+	tap_result nowait_uapi_large "$why"
+}
+
 # reset_both C0 C1: reset both NVMe controllers at once (each write
 # waits for its reset) and wait until both are live again; prints what
 # went wrong, nothing if nothing did
