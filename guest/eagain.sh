@@ -386,6 +386,45 @@ eagain_loop() {
 	tap_result eagain_matrix_loop "$why"
 }
 
+# eagain_zoned: io_uring writes to a zoned null_blk (zones of 4 MiB,
+# mq-deadline with 4 requests, max_sectors_kb 64) that must be split in
+# eight (512 KiB) or need more than one bio (2 MiB), one at a time, then
+# read back and verified.  Every write finds fewer requests than its
+# pieces: issued NOWAIT, its first pieces would move the zone's write
+# pointer before a later one fails with -EAGAIN, and the same write
+# issued again would then fail as unaligned (-EIO).  The block layer
+# must refuse such a write before any of it is issued, so that io-wq
+# writes it whole; no error may reach fio.
+eagain_zoned() {
+	local z why= bs off r
+	if ! z=$(nullb_create ez zoned=1 zone_size=4 zone_nr_conv=0 irqmode=2 \
+		completion_nsec=50000 size=64 memory_backed=1); then
+		tap_fail eagain_zoned_write "could not create a zoned null_blk device"
+		rc=1
+		return
+	fi
+	if [ "$(cat /sys/block/$z/queue/zoned)" != host-managed ]; then
+		why="$z is not zoned: $(cat /sys/block/$z/queue/zoned)"
+	elif ! echo 64 >/sys/block/$z/queue/max_sectors_kb ||
+		! echo 4 >/sys/block/$z/queue/nr_requests; then
+		why="$z: max_sectors_kb 64 or nr_requests 4 refused"
+	else
+		echo "# zoned: $z, scheduler $(cat /sys/block/$z/queue/scheduler), nr_requests $(cat /sys/block/$z/queue/nr_requests)"
+		off=0
+		for bs in 512k 2m; do
+			run_timed 120 fio --name="ez-$bs" --filename=/dev/$z --ioengine=io_uring \
+				--direct=1 --zonemode=zbd --rw=write --bs=$bs --iodepth=1 \
+				--offset=${off}M --size=8M --verify=crc32c --verify_fatal=1 \
+				--do_verify=1 --output-format=terse >/tmp/fio-ez-$bs.out 2>&1
+			r=$?
+			[ $r = 0 ] || why="${why:+$why; }$bs: $(fio_failure "ez-$bs" $r)"
+			off=$((off + 8))
+		done
+	fi
+	run_timed 30 nullb_remove ez || why="${why:+$why; }removing $z hung or failed"
+	tap_result eagain_zoned_write "$why"
+}
+
 # eagain_matrix: the cells on the plain NVMe namespace, on an ext4, a
 # dm-linear and a loop device over it, then on two null_blk devices of
 # the shared tag set at once
@@ -420,6 +459,7 @@ eagain_matrix() {
 	run_timed 30 nullb_remove ea || why="${why:+$why; }removing $a hung or failed"
 	run_timed 30 nullb_remove eb || why="${why:+$why; }removing $b hung or failed"
 	tap_result eagain_matrix_shared_nullb "$why"
+	eagain_zoned
 }
 
 # mpath_eagain_cells HEAD: the matrix's multipath cells (the mpath boot;
