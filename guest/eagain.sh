@@ -30,9 +30,9 @@ fio_failure() {
 # 4 tags (so that a later piece finds none) completing by timer: 256 KiB
 # with max_sectors_kb at 64 (split in four), then 2 MiB (more than a bio
 # holds, each bio split too), polled and not, with fixed buffers and
-# without; writes verified, then 3 s of random reads.
+# without; writes verified, then 2 s of random reads.
 nowait_split_no_eagain() {
-	local nb why= h fb bs msk r
+	local nb why= h fb bs msk r n
 	nb=$(nullb_create nowait submit_queues=1 poll_queues=1 hw_queue_depth=4 irqmode=2 \
 		completion_nsec=50000 size=64 memory_backed=1) ||
 		{ tap_fail nowait_split_no_eagain "could not create a null_blk device"; rc=1; return; }
@@ -45,13 +45,17 @@ nowait_split_no_eagain() {
 		fi
 		for h in 0 1; do
 			for fb in 0 1; do
-				r=$(eagain_fio "na-$bs-$h-$fb-w" "$nb" 30 --hipri=$h --fixedbufs=$fb \
-					--rw=randwrite --bs=$bs --size=16M --iodepth=16 \
-					--verify=crc32c --verify_fatal=1 --do_verify=1)
-				[ -z "$r" ] || why="${why:+$why; }$r"
-				r=$(eagain_fio "na-$bs-$h-$fb-r" "$nb" 3 --hipri=$h --fixedbufs=$fb \
-					--rw=randread --bs=$bs --size=32M --iodepth=16 --time_based --runtime=3)
-				[ -z "$r" ] || why="${why:+$why; }$r"
+				# one fio run: the writes, then (stonewall) the reads
+				n=na-$bs-$h-$fb
+				run_timed 90 fio --filename=/dev/$nb --ioengine=io_uring --direct=1 \
+					--hipri=$h --fixedbufs=$fb --bs=$bs --iodepth=16 \
+					--output-format=terse \
+					--name=$n-w --rw=randwrite --size=8M --verify=crc32c \
+					--verify_fatal=1 --do_verify=1 \
+					--name=$n-r --stonewall --rw=randread --size=32M \
+					--time_based --runtime=2 >/tmp/fio-$n.out 2>&1
+				r=$?
+				[ $r = 0 ] || why="${why:+$why; }$n: $(fio_failure $n $r)"
 			done
 		done
 	done

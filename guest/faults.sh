@@ -33,13 +33,16 @@ cpu_offline_polled() {
 		{ tap_fail cpu_offline_polled "could not create a null_blk device"; rc=1; return; }
 	dev=$(nvme_plain) || { tap_fail cpu_offline_polled "no NVMe namespace"; rc=1; return; }
 	q0=$(hctx_queued "$nb" poll) d0=$(hctx_queued "$nb" default)
-	# 20 s of writes, each read back as the job goes (verify_backlog):
-	# longer than the four switches (some 6 s, 12 on the debug kernel)
-	verify_fio cpuoff-nullb "$nb" 32M --cpus_allowed=1 --time_based --runtime=20 \
-		--verify_backlog=64 &
+	# writes, each read back as the job goes (verify_backlog), until the
+	# four switches are done (some 6 s; more than 20 s on the debug kernel
+	# of a slow host): then the trigger files stop them (fio ends its jobs
+	# and exits 0); 300 s at most
+	rm -f /tmp/cpuoff-stop1 /tmp/cpuoff-stop2
+	verify_fio cpuoff-nullb "$nb" 32M --cpus_allowed=1 --time_based --runtime=300 \
+		--verify_backlog=64 --verify_state_save=0 --trigger-file=/tmp/cpuoff-stop1 &
 	p1=$!
-	verify_fio cpuoff-nvme "$dev" 16M --cpus_allowed=1 --time_based --runtime=20 \
-		--verify_backlog=64 &
+	verify_fio cpuoff-nvme "$dev" 16M --cpus_allowed=1 --time_based --runtime=300 \
+		--verify_backlog=64 --verify_state_save=0 --trigger-file=/tmp/cpuoff-stop2 &
 	p2=$!
 	# fio pins itself to CPU 1 when its job starts: only then take it away
 	wait_until 20 polled_since "$nb" "$q0"
@@ -53,8 +56,11 @@ cpu_offline_polled() {
 		sleep 0.5
 		run_timed 30 sh -c "echo 1 >$c" || why="${why:+$why; }bringing CPU 1 back failed or hung"
 	done
+	sleep 0.5
+	running $p1 && running $p2 || why="${why:+$why; }fio had ended before the switches were done"
+	touch /tmp/cpuoff-stop1 /tmp/cpuoff-stop2
 	wait_until 120 not_running $p1 && wait_until 120 not_running $p2 ||
-		why="${why:+$why; }fio still running 120 s after the last switch"
+		why="${why:+$why; }fio still running 120 s after it was told to stop"
 	kill -KILL $p1 $p2 2>/dev/null
 	wait $p1
 	frc1=$?
