@@ -19,9 +19,9 @@
 #                         (50 times on a KASAN kernel), at most 240 s (600
 #                         s); 20 s (100 s) for a test that timed out on
 #                         base.  Base's times come from a faster host:
-#                         pollfree took 20.6 s there, 150 s on a slower
-#                         one, on the series before its -EAGAIN part and
-#                         whole alike.
+#                         pollfree took 20.6 s there; on a slower one
+#                         150-164 s on the series, and base did not end
+#                         it in 200 s.
 #   sh liburing.sh all    every test, and every test that takes a file
 #                         with the device, 60 s each: how liburing-base.txt
 #                         is made (scripts/liburing-baseline.sh)
