@@ -17,6 +17,24 @@ eagain_fio() {
 	[ $f = 0 ] || echo "$name: $(fio_failure "$name" $f)"
 }
 
+# eagain_fio_wr NAME DEV SECS WSIZE RSIZE RSECS OPTIONS...: one fio run
+# (io_uring, direct, OPTIONS for both jobs) on DEV, at most SECS + 60 s:
+# WSIZE of random writes, verified, then (stonewall) RSECS s of random
+# reads over RSIZE; the reads' terse line is NAME-r's.  Prints what
+# failed, nothing if nothing did.
+eagain_fio_wr() {
+	local name=$1 dev=$2 secs=$3 ws=$4 rs=$5 rt=$6 f
+	shift 6
+	run_timed $((secs + 60)) fio --filename=/dev/$dev --ioengine=io_uring --direct=1 \
+		--output-format=terse "$@" \
+		--name="$name-w" --rw=randwrite --size="$ws" --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 \
+		--name="$name-r" --stonewall --rw=randread --size="$rs" --time_based \
+		--runtime="$rt" >/tmp/fio-$name.out 2>&1
+	f=$?
+	[ $f = 0 ] || echo "$name: $(fio_failure "$name" $f)"
+}
+
 # fio_failure NAME EXIT: what fio job NAME's exit EXIT came from
 fio_failure() {
 	if grep -q 'Resource temporarily unavailable' /tmp/fio-$1.out; then
@@ -32,7 +50,7 @@ fio_failure() {
 # holds, each bio split too), polled and not, with fixed buffers and
 # without; writes verified, then 2 s of random reads.
 nowait_split_no_eagain() {
-	local nb why= h fb bs msk r n
+	local nb why= h fb bs msk r
 	nb=$(nullb_create nowait submit_queues=1 poll_queues=1 hw_queue_depth=4 irqmode=2 \
 		completion_nsec=50000 size=64 memory_backed=1) ||
 		{ tap_fail nowait_split_no_eagain "could not create a null_blk device"; rc=1; return; }
@@ -45,17 +63,9 @@ nowait_split_no_eagain() {
 		fi
 		for h in 0 1; do
 			for fb in 0 1; do
-				# one fio run: the writes, then (stonewall) the reads
-				n=na-$bs-$h-$fb
-				run_timed 90 fio --filename=/dev/$nb --ioengine=io_uring --direct=1 \
-					--hipri=$h --fixedbufs=$fb --bs=$bs --iodepth=16 \
-					--output-format=terse \
-					--name=$n-w --rw=randwrite --size=8M --verify=crc32c \
-					--verify_fatal=1 --do_verify=1 \
-					--name=$n-r --stonewall --rw=randread --size=32M \
-					--time_based --runtime=2 >/tmp/fio-$n.out 2>&1
-				r=$?
-				[ $r = 0 ] || why="${why:+$why; }$n: $(fio_failure $n $r)"
+				r=$(eagain_fio_wr "na-$bs-$h-$fb" "$nb" 30 8M 32M 2 --hipri=$h \
+					--fixedbufs=$fb --bs=$bs --iodepth=16)
+				[ -z "$r" ] || why="${why:+$why; }$r"
 			done
 		done
 	done
@@ -203,19 +213,11 @@ throttled_no_eagain() {
 			fixed) opts="--fixedbufs=1" ;;
 			vectored) opts="--fixedbufs=0 --nonvectored=0" ;;
 			esac
-			# one fio run: 1 MiB of writes, verified, then (stonewall)
-			# 2 s of reads; its second terse line is the reads'
 			n=th-$h-$b
-			run_timed 90 fio --filename=/dev/$nb --ioengine=io_uring --direct=1 \
-				--hipri=$h $opts --bs=4k --iodepth=32 --iodepth_batch_submit=8 \
-				--output-format=terse \
-				--name=$n-w --rw=randwrite --size=1M --verify=crc32c --verify_fatal=1 \
-				--do_verify=1 \
-				--name=$n-r --stonewall --rw=randread --size=16M --time_based \
-				--runtime=2 >/tmp/fio-$n.out 2>&1
-			r=$?
-			if [ $r != 0 ]; then
-				why="${why:+$why; }$n: $(fio_failure $n $r)"
+			r=$(eagain_fio_wr $n "$nb" 30 1M 16M 2 --hipri=$h $opts --bs=4k \
+				--iodepth=32 --iodepth_batch_submit=8)
+			if [ -n "$r" ]; then
+				why="${why:+$why; }$r"
 				continue
 			fi
 			iops=$(grep "^3;[^;]*;$n-r;" /tmp/fio-$n.out | cut -d';' -f8)
