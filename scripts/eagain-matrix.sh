@@ -5,8 +5,8 @@
 # set, then the NVMe multipath head under controller resets) on each
 # kernel of LABELS, and one table of the counts side by side.  Results:
 # results/eagain-<date>-<hash>/ (each label's guest logs, table.md).
-#   LABELS  kernels (default: "base patched"; patched is make check's
-#           kernel, patched+deb-guest)
+#   LABELS  kernels (default: "base patched"), each built with make
+#           check's config (LABEL+deb-guest)
 #   REF     "mainline": add Debian sid's newest mainline (7.2.x), as
 #           make bench does
 . "$(dirname "$0")/lib.sh"
@@ -25,13 +25,10 @@ probe_build fp-eagain "$out/guest" || die "probes/fp-eagain.c did not build"
 args=()
 rc=0
 for l in "${labels[@]}"; do
-	if [[ $l == patched ]]; then
-		k=patched+deb-guest
-		stage "build $l" "$FP_TOP/scripts/build.sh" patched deb-guest.config || die "build $l failed"
-	else
-		k=$l
-		stage "build $l" "$FP_TOP/scripts/build.sh" "$l" || die "build $l failed"
-	fi
+	# every label with make check's config: the dm, loop and zoned
+	# cells need what configs/deb-guest.config adds to the small one
+	k=$l+deb-guest
+	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" deb-guest.config || die "build $l failed"
 	git -C "$FP_BUILD/$k" log -1 --format="$l %h %s" >>"$out/labels.txt"
 	stage "$l: -EAGAIN matrix" "$FP_TOP/scripts/vm.sh" --label "$k" --smp 2 "${FP_EAGAIN_BOOT[@]}" \
 		--files "$out/guest" --timeout 1200 --log "$out/$l.log" -- sh /fp/check.sh eagain ||
