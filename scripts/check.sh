@@ -55,7 +55,8 @@ stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
 # 11 guest needs (configs/deb-guest.config), built once for both in
 # build/patched+deb-guest.  The kselftests and probes run on every label
 # come from the whole series.
-kdir() { [[ $1 != patched ]] && echo "$1" || echo patched+deb-guest; }
+# Base is built the same way (its dm, loop and zoned cells need it).
+kdir() { [[ $1 != patched && $1 != base ]] && echo "$1" || echo "$1+deb-guest"; }
 stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 	echo "check: 0 passed, 1 failed, 0 skipped"
 	exit 1
@@ -196,7 +197,8 @@ for label in "${labels[@]}"; do
 		# a boot counts as hung
 		boot_timeout=${FP_BOOT_TIMEOUT:-300}
 	elif [[ $label != patched ]]; then
-		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" ||
+		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" \
+			$([[ $label != base ]] || echo deb-guest.config) ||
 			{ failures+=("build $label"); continue; }
 	fi
 	# CHECK_REPEAT=N (make check-long): the debug kernel's boots N times
