@@ -2,11 +2,12 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check check-long check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
+.PHONY: help check check-long check-wide check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
 	@echo "make check-long  the debug kernel's boots (starved too) REPEAT=3 times, liburing on it"
+	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS=)"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
@@ -28,6 +29,11 @@ check:
 check-long:
 	CHECK_LABELS=patched+debug CHECK_REPEAT=$(or $(REPEAT),3) CHECK_LONG=1 \
 		CHECK_DEB=0 scripts/check.sh
+
+# before a resolve: what users stack on the series, base and patched
+# side by side (configs/wide.config, guest/wide.sh)
+check-wide:
+	LABELS="$(LABELS)" scripts/check-wide.sh
 
 DEB_CONFIG ?= debian
 deb:

@@ -18,36 +18,12 @@ config=${DEB_CONFIG:-debian}
 debs=$FP_TOP/results/deb/$config
 work=$FP_BUILD/check-deb-$config
 suite=bullseye
-mirror=http://deb.debian.org/debian
 # what the guest needs beyond minbase: initramfs-tools (and the kmod and
 # udev it uses) to make the package's initramfs, fio for the job
 include=initramfs-tools,kmod,udev,fio,procps
 FP_PREFIX="[check-deb-$config] "
 
-rootfs_tar() {
-	# debootstrap once per suite and package list; kept as a tarball
-	# (one maker at a time: make check's background one, or this run)
-	local key tar tmp
-	key=$(echo "$suite $mirror $include" | sha256sum | cut -c1-12)
-	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
-	mkdir -p "${tar%/*}"
-	exec 9>"${tar%/*}/.lock"
-	flock 9
-	if [[ ! -f $tar ]]; then
-		need_pkgs debootstrap debian-archive-keyring
-		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
-		log "debootstrap $suite (minbase + $include) into $tmp"
-		debootstrap --variant=minbase --include="$include" \
-			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
-			{ tail -20 "$tmp.log" >&2; die "debootstrap $suite failed (log: $tmp.log)"; }
-		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
-			die "cannot write $tar"
-		rm -rf "$tmp" "$tmp.log"
-	fi
-	exec 9>&-
-	echo "$tar"
-}
+rootfs_tar() { debian_root_tar "$suite" "$include"; }
 
 if [[ ${1:-} == --root ]]; then
 	stage "the $suite root" rootfs_tar >/dev/null

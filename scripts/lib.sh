@@ -205,6 +205,33 @@ guest_stop() {
 	[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null || true
 }
 
+# debian_root_tar SUITE PACKAGES: a Debian SUITE root (debootstrap
+# minbase, plus PACKAGES, comma-separated) made once per suite and
+# package list and kept as a tarball in the cache; prints its path.
+# One maker at a time (make check's background one, or a job's own).
+debian_root_tar() {
+	local suite=$1 include=$2 mirror=http://deb.debian.org/debian key tar tmp
+	key=$(echo "$suite $mirror $include" | sha256sum | cut -c1-12)
+	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
+	mkdir -p "${tar%/*}"
+	exec 9>"${tar%/*}/.lock"
+	flock 9
+	if [[ ! -f $tar ]]; then
+		need_pkgs debootstrap debian-archive-keyring
+		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
+		log "debootstrap $suite (minbase + $include) into $tmp"
+		debootstrap --variant=minbase --include="$include" \
+			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
+			{ tail -20 "$tmp.log" >&2; die "debootstrap $suite failed (log: $tmp.log)"; }
+		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
+			die "cannot write $tar"
+		rm -rf "$tmp" "$tmp.log"
+	fi
+	exec 9>&-
+	echo "$tar"
+}
+
 # apt_src SUITE ARGS...: run apt-get against a private list holding only
 # SUITE's (and its security suite's) *source* index.  The system's apt
 # sources are never touched, and no binary package of SUITE is reachable.

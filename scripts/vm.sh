@@ -19,6 +19,11 @@ usage: vm.sh [options] [--] COMMAND...
   --mpath            NVMe subsystem, two controllers sharing namespace 1
   --no-nvme          no NVMe device
   --disk-mb N        namespace size (default: 256)
+  --nvme-ns PROPS    a second NVMe controller (serial fp1) with one
+                     namespace of --disk-mb MiB and these nvme-ns
+                     properties (e.g. "ms=8,pi=1": metadata, protection)
+  --virtio IMG       IMG as a virtio disk (vda, vdb, ... in order), its
+                     writes discarded at exit (snapshot=on; repeatable)
   --nullb "K=V ..."  null_blk module parameters (built in: null_blk.K=V)
   --append "..."     more kernel parameters
   --icount           -icount shift=0,sleep=off (guest time counts instructions)
@@ -36,7 +41,7 @@ USAGE
 }
 
 label=patched smp=1 cpu=max mem=1024 pq=1 mpath=0 nvme=1 disk_mb=256 nullb= append=
-icount=0 timeout=600 logf= show=0 files=()
+icount=0 timeout=600 logf= show=0 files=() nvme_ns= virtio=()
 while (($#)); do
 	case $1 in
 	--label) label=$2; shift ;;
@@ -47,6 +52,8 @@ while (($#)); do
 	--mpath) mpath=1 ;;
 	--no-nvme) nvme=0 ;;
 	--disk-mb) disk_mb=$2; shift ;;
+	--nvme-ns) nvme_ns=$2; shift ;;
+	--virtio) virtio+=("$2"); shift ;;
 	--nullb) nullb=$2; shift ;;
 	--append) append=$2; shift ;;
 	--icount) icount=1 ;;
@@ -94,6 +101,15 @@ if ((nvme)); then
 		qemu+=(-device nvme,serial=fp0,drive=d0${FP_NVME_OPTS:-})
 	fi
 fi
+if [[ -n $nvme_ns ]]; then
+	qemu+=(-drive "file=$run/nvme1.img,if=none,id=d1,format=raw"
+		-device nvme,serial=fp1,id=nv1
+		-device "nvme-ns,drive=d1,bus=nv1,nsid=1,$nvme_ns")
+fi
+for d in "${virtio[@]}"; do
+	[[ -f $d ]] || ((show)) || die "no disk image $d"
+	qemu+=(-drive "file=$d,if=virtio,format=raw,snapshot=on")
+done
 if ((show)); then
 	printf '%q ' "${qemu[@]}"
 	echo
@@ -108,6 +124,7 @@ printf '%s\n' "$*" >"$run/ov/fp/cmd"
 (cd "$run/ov" && find . | cpio -o -H newc --quiet) >"$run/ov.cpio"
 cat "$("$FP_TOP/scripts/initramfs.sh")" "$run/ov.cpio" >"$run/initrd"
 ((nvme)) && truncate -s "${disk_mb}M" "$run/nvme.img"
+[[ -z $nvme_ns ]] || truncate -s "${disk_mb}M" "$run/nvme1.img"
 
 printf '%q ' "${qemu[@]}" >"$logf.cmd"
 rc=0

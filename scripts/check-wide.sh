@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# make check-wide: what users stack on the series, on base and on patched
+# side by side.  Each label is built with configs/wide.config (dm, md,
+# loop, zram, brd, SCSI, the NVMe target, xfs and btrfs as modules;
+# blk-cgroup, writeback throttling, BFQ, bio integrity) in
+# build/LABEL+wide, and booted once on two vCPUs with an NVMe of two
+# poll queues, a second NVMe whose namespace carries protection
+# information, and a Debian 12 root (debootstrap, cached) with its tools;
+# guest/wide.sh runs the tests there.  Then one table, test by test: a
+# test that passes on base and not on patched fails the run; a test
+# that fails on both is listed with both reasons.  Results:
+# results/wide-<date>-<hash>/ (each label's guest and kernel logs,
+# table.md).
+#   LABELS  kernels (default: "base patched"; the last is compared with
+#           the first)
+. "$(dirname "$0")/lib.sh"
+
+read -r -a labels <<<"${LABELS:-base patched}"
+((${#labels[@]} >= 1)) || die "no LABELS"
+need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" e2fsprogs
+FP_PREFIX="[check-wide] "
+
+# the guest's Debian 12 root: minbase and the tools the tests use
+suite=bookworm
+include=kmod,procps,fio,e2fsprogs,xfsprogs,btrfs-progs,mdadm,lvm2,dmsetup,cryptsetup-bin,nvme-cli,sg3-utils,fdisk
+
+root_image() {
+	local tar img tmp
+	tar=$(debian_root_tar "$suite" "$include") || die "no $suite root"
+	img=$FP_CACHE/wide/root-$(sha256sum "$tar" | cut -c1-12).img
+	if [[ ! -f $img ]]; then
+		mkdir -p "${img%/*}"
+		tmp=$(mktemp -d "$FP_CACHE/wide/root.XXXXXX")
+		tar -C "$tmp" -xzf "$tar"
+		mkdir -p "$tmp/lib/modules" "$tmp/fp" "$tmp/mnt"
+		truncate -s 3G "$img.tmp"
+		mkfs.ext4 -q -F -L fp-wide -d "$tmp" "$img.tmp" || die "mkfs.ext4 of the root failed"
+		rm -rf "$tmp"
+		mv "$img.tmp" "$img"
+	fi
+	echo "$img"
+}
+
+# modules_image LABEL: LABEL+wide's modules, installed (stripped) into a
+# small ext4 that the guest mounts at /lib/modules
+modules_image() {
+	local dir=$FP_BUILD/$1+wide tmp
+	kbuild_env
+	make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" modules >/dev/null ||
+		die "$1: make modules failed"
+	tmp=$(mktemp -d)
+	make -s -C "$dir" INSTALL_MOD_PATH="$tmp" INSTALL_MOD_STRIP=1 modules_install >/dev/null ||
+		die "$1: modules_install failed"
+	rm -f "$dir/modules.img"
+	truncate -s 256M "$dir/modules.img"
+	mkfs.ext4 -q -F -L fp-mods -d "$tmp/lib/modules" "$dir/modules.img" || die "mkfs.ext4 of the modules failed"
+	log "$1: $(find "$tmp" -name '*.ko' | wc -l) modules, $(du -sm "$tmp" | cut -f1) MiB"
+	rm -rf "$tmp"
+}
+
+out=$FP_TOP/results/wide-$(date -u +%Y%m%d-%H%M%S)-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
+mkdir -p "$out"
+t0=$SECONDS
+root=$(stage "the $suite root" root_image) || exit 1
+args=()
+for l in "${labels[@]}"; do
+	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" wide.config || die "build $l failed"
+	stage "$l: modules" modules_image "$l"
+	git -C "$FP_BUILD/$l+wide" log -1 --format="$l %h %s" >>"$out/labels.txt"
+	t1=$SECONDS
+	stage "$l: the wide guest" "$FP_TOP/scripts/vm.sh" --label "$l+wide" --smp 2 --mem 2048 \
+		--poll-queues 2 --disk-mb 512 --nvme-ns "ms=8,mset=0,pi=1" \
+		--virtio "$root" --virtio "$FP_BUILD/$l+wide/modules.img" \
+		--append "slab_nomerge slub_debug=A,bio-*" --timeout "${WIDE_TIMEOUT:-3000}" --log "$out/$l.log" \
+		-- sh /fp/wide.sh || true
+	echo "$l $((SECONDS - t1))" >>"$out/times.txt"
+	args+=("$l=$out/$l.log")
+done
+rc=0
+python3 "$FP_TOP/scripts/wide-table.py" "${args[@]}" >"$out/table.md" || rc=1
+cat "$out/table.md"
+log "results: $out ($((SECONDS - t0)) s)"
+exit $rc
