@@ -172,6 +172,17 @@ dm_gone() {
 	done
 }
 
+# dm_one TEST NAME TABLE SECS FIO-OPTION...: TEST is wfio_both on a dm
+# device NAME of TABLE, which must go away after
+dm_one() {
+	local test=$1 name=$2 table=$3 secs=$4 x why=
+	shift 4
+	x=$(dm_make $name "$table" 2>/tmp/dm.why) || why=$(cat /tmp/dm.why)
+	[ -n "$why" ] || why=$(wfio_both $name $x $secs "$@")
+	why="$why$(dm_gone $name)"
+	tap_result $test "$why"
+}
+
 # --- device mapper targets over the NVMe partition and over null_blk:
 # io_uring on each, polled and not (dm cannot poll on 5.10: the polled
 # I/O completes by interrupt), verified; nothing may be left behind
@@ -193,17 +204,8 @@ wide_dm() {
 	for t in nvme:/dev/${NV}p2 nullb:/dev/$nb; do
 		d=${t#*:} n=${t%%:*}
 
-		why=
-		x=$(dm_make fp-lin "0 $size linear $d 0" 2>/tmp/dm.why) || why=$(cat /tmp/dm.why)
-		[ -n "$why" ] || why=$(wfio_both "lin-$n" $x 120)
-		why="$why$(dm_gone fp-lin)"
-		tap_result wide_dm_linear_$n "$why"
-
-		why=
-		x=$(dm_make fp-str "0 $size striped 2 128 $d 0 $d $size" 2>/tmp/dm.why) || why=$(cat /tmp/dm.why)
-		[ -n "$why" ] || why=$(wfio_both "str-$n" $x 120 --bs=64k)
-		why="$why$(dm_gone fp-str)"
-		tap_result wide_dm_stripe_$n "$why"
+		dm_one wide_dm_linear_$n fp-lin "0 $size linear $d 0" 120
+		dm_one wide_dm_stripe_$n fp-str "0 $size striped 2 128 $d 0 $d $size" 120 --bs=64k
 
 		why=
 		head -c 32 /dev/urandom >/tmp/key
@@ -216,11 +218,7 @@ wide_dm() {
 		why="$why$(dm_gone fp-crypt)"
 		tap_result wide_dm_crypt_$n "$why"
 
-		why=
-		x=$(dm_make fp-dly "0 $size delay $d 0 2" 2>/tmp/dm.why) || why=$(cat /tmp/dm.why)
-		[ -n "$why" ] || why=$(wfio_both "dly-$n" $x 180 --size=4M)
-		why="$why$(dm_gone fp-dly)"
-		tap_result wide_dm_delay_$n "$why"
+		dm_one wide_dm_delay_$n fp-dly "0 $size delay $d 0 2" 180 --size=4M
 
 		# a snapshot (transient, its copy-on-write store the second
 		# half of the device) and its origin: write the origin (the
