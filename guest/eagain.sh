@@ -35,15 +35,6 @@ eagain_fio_wr() {
 	[ $f = 0 ] || echo "$name: $(fio_failure "$name" $f)"
 }
 
-# fio_failure NAME EXIT: what fio job NAME's exit EXIT came from
-fio_failure() {
-	if grep -q 'Resource temporarily unavailable' /tmp/fio-$1.out; then
-		echo "-EAGAIN (fio exit $2)"
-	else
-		echo "fio exit $2: $(grep -m1 -i 'error\|fail\|verify' /tmp/fio-$1.out)"
-	fi
-}
-
 # I/O that must be split or needs more than one bio, on a null_blk with
 # 4 tags (so that a later piece finds none) completing by timer: 256 KiB
 # with max_sectors_kb at 64 (split in four), then 2 MiB (more than a bio

@@ -148,7 +148,7 @@ nvme_reset_polled() {
 		why="${why:+$why; }fio failed ($frc)"
 	fi
 	[ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ] || why="${why:+$why; }io_poll is no longer 1"
-	p=$(polled_after reset2 "$dev" 100M)
+	p=$(polled_io after-reset "$dev" 100M)
 	[ -z "$p" ] || why="${why:+$why; }$p"
 	tap_result nvme_reset_polled "$why"
 }

@@ -131,20 +131,21 @@ expect_fault_end() { echo "fastpath: expect-fault end" >/dev/kmsg; }
 # the messages an NVMe controller reset or removal may print
 NVME_RESET_ONLY='reset(ting)? controller|[Rr]emoving|[Rr]emoved'
 
-# polled_after NAME DEV OFFSET: after a recovery, a verified 4 MiB hipri
-# fio job at OFFSET of DEV (an NVMe namespace or multipath head) must run
-# on the poll hctxs (2048 requests or more) with next to no NVMe
-# interrupts (at most 64); prints why not, nothing if it did
-polled_after() {
-	local q0 q1 i0 i1 f
-	q0=$(hctx_queued "$2" poll) i0=$(nvme_irqs)
+# polled_io NAME DEV OFFSET [DISK]: a verified 4 MiB hipri fio job at
+# OFFSET of DEV (an NVMe namespace, a partition of DISK, or a multipath
+# head) must run on the poll hctxs of DISK (default: DEV; 2048 requests
+# or more) with next to no NVMe interrupts (at most 64); prints why not,
+# nothing if it did
+polled_io() {
+	local q0 q1 i0 i1 f disk=${4:-$2}
+	q0=$(hctx_queued "$disk" poll) i0=$(nvme_irqs)
 	run_timed 60 fio_verify "$1" "$2" 1 --size=4M --offset="$3" --iodepth=16
 	f=$?
-	q1=$(hctx_queued "$2" poll) i1=$(nvme_irqs)
-	echo "# $1 after the recovery: fio exit $f, poll hctx +$((q1 - q0)), nvme irqs +$((i1 - i0))" >&2
-	[ $f = 0 ] || { echo "fio after the recovery failed ($f)"; return; }
-	[ $((q1 - q0)) -ge 2048 ] || { echo "not polled after the recovery (poll hctx +$((q1 - q0)))"; return; }
-	[ $((i1 - i0)) -le 64 ] || echo "$((i1 - i0)) NVMe interrupts for polled I/O after the recovery"
+	q1=$(hctx_queued "$disk" poll) i1=$(nvme_irqs)
+	echo "# $1: fio exit $f, poll hctx +$((q1 - q0)), nvme irqs +$((i1 - i0))" >&2
+	[ $f = 0 ] || { echo "$1: $(fio_failure "$1" $f)"; return; }
+	[ $((q1 - q0)) -ge 2048 ] || { echo "$1: not polled (poll hctx +$((q1 - q0)))"; return; }
+	[ $((i1 - i0)) -le 64 ] || echo "$1: $((i1 - i0)) NVMe interrupts for polled I/O"
 }
 
 # the first plain (not multipath head) NVMe namespace
@@ -206,10 +207,27 @@ running() {
 not_running() { ! running "$1"; }
 
 # end_job PID SECS: wait up to SECS for the background job PID to end, then
-# kill it; returns its exit status (137 if it had to be killed)
+# kill it; returns its exit status (137 if it had to be killed), or 124
+# if even SIGKILL did not end it in 10 s (a task stuck in the kernel: it
+# is not waited for, so that the caller fails instead of hanging)
 end_job() {
-	wait_until "$2" not_running "$1" || kill -KILL "$1" 2>/dev/null
+	wait_until "$2" not_running "$1" || {
+		kill -KILL "$1" 2>/dev/null
+		wait_until 10 not_running "$1" || return 124
+	}
 	wait "$1"
+}
+
+# fio_failure NAME EXIT: one line on why fio job NAME (its output in
+# /tmp/fio-NAME.out) ended with EXIT
+fio_failure() {
+	if grep -q 'Resource temporarily unavailable' /tmp/fio-$1.out; then
+		echo "-EAGAIN (fio exit $2)"
+	elif [ "$2" = 124 ]; then
+		echo "fio still running after its time"
+	else
+		echo "fio exit $2: $(grep -m1 -i -E 'err=|error|fail|verify|bad' /tmp/fio-$1.out | cut -c1-160)"
+	fi
 }
 
 # wait_until SECS CMD...: run CMD every 50 ms until it succeeds (0) or

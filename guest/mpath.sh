@@ -147,7 +147,7 @@ mpath_reset_polled() {
 	for p in $(mpath_paths "$head"); do
 		[ "$(cat /sys/block/$p/queue/io_poll)" = 1 ] || why="${why:+$why; }$p io_poll=0 after the resets"
 	done
-	p=$(polled_after mprs2 "$head" 120M)
+	p=$(polled_io after-resets "$head" 120M)
 	[ -z "$p" ] || why="${why:+$why; }$p"
 	mpath_iopolicy numa
 	tap_result mpath_reset_polled "$why"

@@ -53,43 +53,17 @@ for c in /sys/class/nvme/nvme*; do
 done
 NV=${NV##*/} PI=${PI##*/}
 
-# wfio NAME TARGET HIPRI SECS OPTS...: fio io_uring direct I/O on TARGET
-# (a device or file path): random writes of OPTS's size then a crc32c
-# verify; bounded by SECS.  Prints why it failed, nothing if it passed.
+# wfio NAME DEV HIPRI SECS OPTS...: fio_verify (16 MiB at QD 16 unless
+# OPTS say otherwise) on DEV, a /dev path, bounded by SECS.  Prints why
+# it failed, nothing if it passed.
 wfio() {
 	local name=$1 t=$2 hipri=$3 secs=$4 r
 	shift 4
 	# fio would make a regular file of a missing node
-	case $t in /dev/*) [ -b "$t" ] || { echo "$name: $t is not a block device"; return; } ;; esac
-	run_timed "$secs" fio --name="$name" --filename="$t" --ioengine=io_uring \
-		--hipri="$hipri" --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
-		--size=16M --verify=crc32c --verify_fatal=1 --do_verify=1 "$@" \
-		--output-format=terse >/tmp/fio-$name.out 2>&1
+	[ -b "$t" ] || { echo "$name: $t is not a block device"; return; }
+	run_timed "$secs" fio_verify "$name" "${t#/dev/}" "$hipri" --iodepth=16 --size=16M "$@"
 	r=$?
 	[ $r = 0 ] || echo "$name: $(fio_failure "$name" $r)"
-}
-
-# end_bg PID SECS: wait up to SECS for the background job PID, then kill
-# it; its exit status, 137 if it had to be killed, 124 (not waited for)
-# if it could not be killed either (a task stuck in the kernel)
-end_bg() {
-	if wait_until "$2" not_running "$1"; then
-		wait "$1"
-		return
-	fi
-	kill -KILL "$1" 2>/dev/null
-	wait_until 10 not_running "$1" || return 124
-	wait "$1"
-	return 137
-}
-
-# fio_failure NAME STATUS: one line on why fio NAME failed
-fio_failure() {
-	if [ "$2" = 124 ]; then
-		echo "fio still running after its time"
-	else
-		echo "fio exit $2: $(grep -m1 -E 'err=|error|verify|bad' /tmp/fio-$1.out | cut -c1-160)"
-	fi
 }
 
 # wfio_both NAME TARGET SECS OPTS...: wfio with hipri 0 and 1; the second
@@ -114,20 +88,6 @@ mods() {
 	done
 }
 
-# polled_fio NAME DISK TARGET: wfio hipri on TARGET (DISK or a partition
-# of it) must run on DISK's poll hctxs with next to no NVMe interrupts
-polled_fio() {
-	local q0 q1 i0 i1 why
-	q0=$(hctx_queued "$2" poll) i0=$(nvme_irqs)
-	why=$(wfio "$1" "$3" 1 120 --size=8M)
-	q1=$(hctx_queued "$2" poll) i1=$(nvme_irqs)
-	echo "# $1: poll hctx +$((q1 - q0)), nvme irqs +$((i1 - i0))" >&2
-	[ -z "$why" ] || { echo "$why"; return; }
-	# 2048 writes and 2048 verify reads of 4 KiB; a few may merge
-	[ $((q1 - q0)) -ge 3686 ] || { echo "$1: not polled (poll hctx +$((q1 - q0)) for 4096 I/Os)"; return; }
-	[ $((i1 - i0)) -le 64 ] || echo "$1: $((i1 - i0)) NVMe interrupts for polled I/O"
-}
-
 # --- partitions of the polled NVMe: p1 (128 MiB) for the tests that
 # write a device, p2 (the rest) for file systems, dm and LVM
 wide_partitions() {
@@ -141,7 +101,7 @@ wide_partitions() {
 	run_timed 30 sh -c "sfdisk -q /dev/$NV </tmp/parts" >/tmp/sfdisk.out 2>&1 ||
 		why="sfdisk: $(head -1 /tmp/sfdisk.out)"
 	wait_until 10 test -b /dev/${NV}p2 || why="${why:-no /dev/${NV}p2}"
-	[ -n "$why" ] || why=$(polled_fio part "$NV" /dev/${NV}p1)
+	[ -n "$why" ] || why=$(polled_io part ${NV}p1 0 "$NV")
 	tap_result wide_nvme_partition_polled "$why"
 	[ -b /dev/${NV}p2 ]
 }
@@ -341,7 +301,7 @@ wide_md() {
 				sleep 1 && run_timed 30 mdadm $md --remove ${devs##* } >>/tmp/md.out 2>&1 &&
 				run_timed 30 mdadm $md --add ${devs##* } >>/tmp/md.out 2>&1 ||
 				why="mdadm fail/remove/add: $(tail -1 /tmp/md.out)"
-			end_bg $f 180
+			end_job $f 180
 			r=$?
 			[ $r = 0 ] || why="${why:+$why; }fio during the member's failure: $(fio_failure md1-load $r)"
 			wait_until 180 grep -q idle /sys/block/md0/md/sync_action ||
@@ -599,7 +559,7 @@ wide_cgroup() {
 		sh -c "echo \$\$ >$cg/fp/cgroup.procs; exec fio --name=cgmax --filename=/dev/${NV}p1 \
 			--ioengine=io_uring --hipri=1 --direct=1 --rw=randread --bs=4k --iodepth=8 \
 			--time_based --runtime=5 --output-format=terse" >/tmp/fio-cgmax.out 2>&1 &
-		end_bg $! 90
+		end_job $! 90
 		n=$?
 		# terse v3: field 6 is the KiB read
 		ios=$(awk -F';' '/^3;/ { print int($6 / 4) }' /tmp/fio-cgmax.out)
@@ -639,7 +599,7 @@ wide_integrity() {
 	else
 		echo "# $PI: integrity $(cat /sys/block/$PI/integrity/format), tag $(cat /sys/block/$PI/integrity/tag_size)"
 		why=$(wfio int-irq /dev/$PI 0 180)
-		[ -n "$why" ] || why=$(polled_fio int-hipri "$PI" /dev/$PI)
+		[ -n "$why" ] || why=$(polled_io int-hipri "$PI" 0)
 	fi
 	tap_result wide_integrity_polled "$why"
 }
@@ -698,7 +658,7 @@ wide_hotplug() {
 	[ $((q2 - q1)) -gt 0 ] || why="${why:+$why; }no polled I/O with CPU 1 offline"
 	run_timed 60 sh -c 'echo 1 >/sys/devices/system/cpu/cpu1/online' ||
 		why="${why:+$why; }CPU 1 did not come back"
-	end_bg $f 120
+	end_job $f 120
 	f=$?
 	[ $f = 0 ] || why="${why:+$why; }$(fio_failure hp $f)"
 	tap_result wide_cpu_hotplug_polled "$why"
@@ -724,7 +684,7 @@ wide_memory() {
 			--direct=1 --rw=randwrite --bs=64k --iodepth=16 --size=32M \
 			--name=memcg-buffered --filename=/mnt/mc/f --ioengine=psync --rw=write \
 			--bs=1M --size=160M" >/tmp/fio-memcg.out 2>&1 &
-		end_bg $! 240
+		end_job $! 240
 		n=$?
 		[ $n = 0 ] || why="$(fio_failure memcg $n)"
 		mx=$(sed -n 's/^max //p' $cg/fpm/memory.events)

@@ -105,6 +105,10 @@ compile() {
 		grep -E -B2 -A5 'error:|Error [0-9]' "$logf" | tail -40 >&2
 		die "kernel build failed (log: $logf)"
 	fi
+	# a config with modules (configs/wide.config) builds them too
+	if grep -q '=m$' "$dir/.config"; then
+		mk modules 2>>"$logf" || die "modules build failed (log: $logf)"
+	fi
 	# Warnings, at W=1, on lines the series adds fail the build.
 	[[ $label == mainline ]] || w1_check
 	mk headers_install >/dev/null

@@ -23,10 +23,8 @@ suite=bullseye
 include=initramfs-tools,kmod,udev,fio,procps
 FP_PREFIX="[check-deb-$config] "
 
-rootfs_tar() { debian_root_tar "$suite" "$include"; }
-
 if [[ ${1:-} == --root ]]; then
-	stage "the $suite root" rootfs_tar >/dev/null
+	stage "the $suite root" debian_root_tar "$suite" "$include" >/dev/null
 	exit
 fi
 
@@ -37,7 +35,7 @@ image_deb=$(ls "$debs"/linux-image-"$rel"_*.deb 2>/dev/null | grep -v -- -dbg_ |
 
 install_kernel() {
 	local root=$work/root tar
-	tar=$(rootfs_tar) || die "no $suite root"
+	tar=$(debian_root_tar "$suite" "$include") || die "no $suite root"
 	rm -rf "$work"
 	mkdir -p "$root"
 	tar -C "$root" -xzf "$tar"

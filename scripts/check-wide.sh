@@ -41,13 +41,11 @@ root_image() {
 	echo "$img"
 }
 
-# modules_image LABEL: LABEL+wide's modules, installed (stripped) into a
-# small ext4 that the guest mounts at /lib/modules
+# modules_image LABEL: LABEL+wide's modules (scripts/build.sh built
+# them), installed (stripped) into a small ext4 that the guest mounts at
+# /lib/modules
 modules_image() {
 	local dir=$FP_BUILD/$1+wide tmp
-	kbuild_env
-	make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" modules >/dev/null ||
-		die "$1: make modules failed"
 	tmp=$(mktemp -d)
 	make -s -C "$dir" INSTALL_MOD_PATH="$tmp" INSTALL_MOD_STRIP=1 modules_install >/dev/null ||
 		die "$1: modules_install failed"

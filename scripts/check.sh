@@ -56,7 +56,8 @@ stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
 # build/patched+deb-guest.  The kselftests and probes run on every label
 # come from the whole series.
 # Base is built the same way (its dm, loop and zoned cells need it).
-kdir() { [[ $1 != patched && $1 != base ]] && echo "$1" || echo "$1+deb-guest"; }
+kfrag() { [[ $1 != patched && $1 != base ]] || echo deb-guest.config; }
+kdir() { echo "$1$([[ -z $(kfrag "$1") ]] || echo +deb-guest)"; }
 stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 	echo "check: 0 passed, 1 failed, 0 skipped"
 	exit 1
@@ -197,8 +198,7 @@ for label in "${labels[@]}"; do
 		# a boot counts as hung
 		boot_timeout=${FP_BOOT_TIMEOUT:-300}
 	elif [[ $label != patched ]]; then
-		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" \
-			$([[ $label != base ]] || echo deb-guest.config) ||
+		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" $(kfrag "$label") ||
 			{ failures+=("build $label"); continue; }
 	fi
 	# CHECK_REPEAT=N (make check-long): the debug kernel's boots N times
