@@ -7,7 +7,7 @@ LABELS ?= base patched
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
 	@echo "make check-long  the debug kernel's boots (starved too) REPEAT=3 times, liburing on it"
-	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS=)"
+	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= WIDE_GROUPS=)"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
@@ -33,7 +33,7 @@ check-long:
 # before a resolve: what users stack on the series, base and patched
 # side by side (configs/wide.config, guest/wide.sh)
 check-wide:
-	LABELS="$(LABELS)" scripts/check-wide.sh
+	LABELS="$(LABELS)" FRAGS="$(FRAGS)" WIDE_GROUPS="$(WIDE_GROUPS)" scripts/check-wide.sh
 
 DEB_CONFIG ?= debian
 deb:

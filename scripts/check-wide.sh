@@ -13,10 +13,19 @@
 # table.md).
 #   LABELS  kernels (default: "base patched"; the last is compared with
 #           the first)
+#   FRAGS   more config fragments for every label, e.g. "debug.config"
+#           (KASAN, lockdep, kmemleak: build/LABEL+wide+debug)
+#   WIDE_GROUPS  only these groups of guest/wide.sh (e.g. "dm md")
 . "$(dirname "$0")/lib.sh"
 
 read -r -a labels <<<"${LABELS:-base patched}"
 ((${#labels[@]} >= 1)) || die "no LABELS"
+read -r -a frags <<<"${FRAGS:-}"
+read -r -a groups <<<"${WIDE_GROUPS:-}"
+sfx=+wide
+for f in "${frags[@]}"; do
+	sfx+=+$(basename "$f" .config)
+done
 need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" e2fsprogs
 FP_PREFIX="[check-wide] "
 
@@ -41,11 +50,11 @@ root_image() {
 	echo "$img"
 }
 
-# modules_image LABEL: LABEL+wide's modules (scripts/build.sh built
+# modules_image LABEL: LABEL$sfx's modules (scripts/build.sh built
 # them), installed (stripped) into a small ext4 that the guest mounts at
 # /lib/modules
 modules_image() {
-	local dir=$FP_BUILD/$1+wide tmp
+	local dir=$FP_BUILD/$1$sfx tmp
 	tmp=$(mktemp -d)
 	make -s -C "$dir" INSTALL_MOD_PATH="$tmp" INSTALL_MOD_STRIP=1 modules_install >/dev/null ||
 		die "$1: modules_install failed"
@@ -62,15 +71,15 @@ t0=$SECONDS
 root=$(stage "the $suite root" root_image) || exit 1
 args=()
 for l in "${labels[@]}"; do
-	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" wide.config || die "build $l failed"
+	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" wide.config "${frags[@]}" || die "build $l failed"
 	stage "$l: modules" modules_image "$l"
-	git -C "$FP_BUILD/$l+wide" log -1 --format="$l %h %s" >>"$out/labels.txt"
+	git -C "$FP_BUILD/$l$sfx" log -1 --format="$l %h %s" >>"$out/labels.txt"
 	t1=$SECONDS
-	stage "$l: the wide guest" "$FP_TOP/scripts/vm.sh" --label "$l+wide" --smp 2 --mem 2048 \
+	stage "$l: the wide guest" "$FP_TOP/scripts/vm.sh" --label "$l$sfx" --smp 2 --mem 2048 \
 		--poll-queues 2 --disk-mb 512 --nvme-ns "ms=8,mset=0,pi=1" \
-		--virtio "$root" --virtio "$FP_BUILD/$l+wide/modules.img" \
+		--virtio "$root" --virtio "$FP_BUILD/$l$sfx/modules.img" \
 		--append "slab_nomerge slub_debug=A,bio-*" --timeout "${WIDE_TIMEOUT:-3000}" --log "$out/$l.log" \
-		-- sh /fp/wide.sh || true
+		-- sh /fp/wide.sh "${groups[@]}" || true
 	echo "$l $((SECONDS - t1))" >>"$out/times.txt"
 	args+=("$l=$out/$l.log")
 done
