@@ -642,7 +642,7 @@ wide_hotplug() {
 		return
 	}
 	fio --filename=/dev/${NV}p1 --ioengine=io_uring --hipri=1 --direct=1 \
-		--rw=randwrite --bs=4k --iodepth=16 --size=8M --time_based --runtime=10 \
+		--rw=randwrite --bs=4k --iodepth=16 --size=8M --time_based --runtime=30 \
 		--verify=crc32c --verify_fatal=1 --do_verify=1 --verify_backlog=64 \
 		--output-format=terse \
 		--name=hp0 --cpus_allowed=0 --offset=0 \
@@ -661,8 +661,12 @@ wide_hotplug() {
 		done
 		[ -z "$x" ] || why="${why:+$why; }${x%%:*} carried no polled I/O with a job on each CPU"
 	done
+	# (30 s of fio: on the debug kernel, jobs of 10 s had ended before
+	# CPU 1 was offline)
+	x=$(date +%s)
 	run_timed 60 sh -c 'echo 0 >/sys/devices/system/cpu/cpu1/online' ||
 		why="${why:+$why; }CPU 1 did not go offline"
+	echo "# CPU 1 offline in $(($(date +%s) - x)) s"
 	st=
 	for h in /sys/kernel/debug/block/$NV/hctx*; do
 		[ "$(cat $h/type)" = poll ] && grep -q INACTIVE $h/state && st="$st ${h##*/}"
@@ -673,7 +677,11 @@ wide_hotplug() {
 	sleep 2
 	q2=$(hctx_queued $NV poll)
 	echo "# CPU 1 offline: poll hctxs +$((q2 - q1)) in 2 s"
-	[ $((q2 - q1)) -gt 0 ] || why="${why:+$why; }no polled I/O with CPU 1 offline"
+	if ! running $f; then
+		why="${why:+$why; }fio ended before CPU 1 was offline for 2 s"
+	elif [ $((q2 - q1)) -le 0 ]; then
+		why="${why:+$why; }no polled I/O with CPU 1 offline"
+	fi
 	run_timed 60 sh -c 'echo 1 >/sys/devices/system/cpu/cpu1/online' ||
 		why="${why:+$why; }CPU 1 did not come back"
 	end_job $f 120
