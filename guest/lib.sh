@@ -131,21 +131,32 @@ expect_fault_end() { echo "fastpath: expect-fault end" >/dev/kmsg; }
 # the messages an NVMe controller reset or removal may print
 NVME_RESET_ONLY='reset(ting)? controller|[Rr]emoving|[Rr]emoved'
 
+# poll_mark DISK: note DISK's poll hctx requests and the NVMe interrupts
+# so far, for poll_check (in the same shell)
+poll_mark() { POLL_MARK="$(hctx_queued "$1" poll) $(nvme_irqs)"; }
+
+# poll_check NAME DISK MIN: since poll_mark, DISK's poll hctxs took MIN
+# requests or more with next to no NVMe interrupts (at most 64); logs
+# the counts, prints why not, nothing if so
+poll_check() {
+	local q i
+	q=$(($(hctx_queued "$2" poll) - ${POLL_MARK% *})) i=$(($(nvme_irqs) - ${POLL_MARK#* }))
+	echo "# $1: poll hctx +$q, nvme irqs +$i" >&2
+	[ $q -ge "$3" ] || { echo "$1: not polled (poll hctx +$q)"; return; }
+	[ $i -le 64 ] || echo "$1: $i NVMe interrupts for polled I/O"
+}
+
 # polled_io NAME DEV OFFSET [DISK]: a verified 4 MiB hipri fio job at
 # OFFSET of DEV (an NVMe namespace, a partition of DISK, or a multipath
 # head) must run on the poll hctxs of DISK (default: DEV; 2048 requests
-# or more) with next to no NVMe interrupts (at most 64); prints why not,
-# nothing if it did
+# or more, poll_check); prints why not, nothing if it did
 polled_io() {
-	local q0 q1 i0 i1 f disk=${4:-$2}
-	q0=$(hctx_queued "$disk" poll) i0=$(nvme_irqs)
+	local f
+	poll_mark "${4:-$2}"
 	run_timed 60 fio_verify "$1" "$2" 1 --size=4M --offset="$3" --iodepth=16
 	f=$?
-	q1=$(hctx_queued "$disk" poll) i1=$(nvme_irqs)
-	echo "# $1: fio exit $f, poll hctx +$((q1 - q0)), nvme irqs +$((i1 - i0))" >&2
 	[ $f = 0 ] || { echo "$1: $(fio_failure "$1" $f)"; return; }
-	[ $((q1 - q0)) -ge 2048 ] || { echo "$1: not polled (poll hctx +$((q1 - q0)))"; return; }
-	[ $((i1 - i0)) -le 64 ] || echo "$1: $((i1 - i0)) NVMe interrupts for polled I/O"
+	poll_check "$1" "${4:-$2}" 2048
 }
 
 # the first plain (not multipath head) NVMe namespace
@@ -216,6 +227,17 @@ end_job() {
 		wait_until 10 not_running "$1" || return 124
 	}
 	wait "$1"
+}
+
+# fio_other_errnos FILE ERRNO...: the errnos of fio's "err=" fields in
+# FILE other than 0 and the ERRNOs given, space separated
+fio_other_errnos() {
+	local f=$1 e out=
+	shift
+	for e in $(grep -oE 'err= *[0-9]+' "$f" | grep -oE '[0-9]+' | sort -un); do
+		case " 0 $* " in *" $e "*) ;; *) out="$out $e" ;; esac
+	done
+	echo "${out# }"
 }
 
 # fio_failure NAME EXIT: one line on why fio job NAME (its output in

@@ -214,13 +214,13 @@ wide_dm() {
 				--direct=1 --rw=randwrite --bs=4k --iodepth=16 --size=16M --time_based \
 				--runtime=4 --continue_on_error=all --output-format=normal >/tmp/fio-flk.out 2>&1
 			local r=$? e
-			e=$(grep -o 'err=[ 0-9]*' /tmp/fio-flk.out | tr -d ' ' | sort -u | tr '\n' ' ')
-			echo "# dm-flakey on $n: fio exit $r, $e, $(grep -m1 'errors *: total=' /tmp/fio-flk.out)" >&2
+			e=$(fio_other_errnos /tmp/fio-flk.out 5)
+			echo "# dm-flakey on $n: fio exit $r, $(grep -m1 'errors *: total=' /tmp/fio-flk.out)" >&2
 			if [ $r = 124 ]; then
 				why="fio on dm-flakey still running after 60 s"
 			elif ! grep -q 'Input/output error' /tmp/fio-flk.out; then
 				why="no write failed with EIO on dm-flakey (fio exit $r)"
-			elif grep -E 'err=' /tmp/fio-flk.out | grep -vqE 'err= *(0|5)[^0-9]'; then
+			elif [ -n "$e" ]; then
 				why="an error other than EIO: $e"
 			fi
 			run_timed 30 dmsetup load fp-flk --table "0 $size linear $d 0" &&
@@ -379,7 +379,7 @@ wide_ram() {
 # --- SCSI: scsi_debug with 4 commands at a time, then with delays and
 # with medium errors injected
 wide_scsi() {
-	local why= sd h
+	local why= sd h e
 	if ! modprobe scsi_debug dev_size_mb=128 max_queue=4 medium_error_start=8192 \
 		medium_error_count=8 2>/tmp/modprobe.out ||
 		! modprobe sd_mod 2>>/tmp/modprobe.out; then
@@ -415,12 +415,13 @@ wide_scsi() {
 		--output-format=normal >/tmp/fio-sd-mederr.out 2>&1
 	local r=$?
 	echo 0 >$h/opts
+	e=$(fio_other_errnos /tmp/fio-sd-mederr.out 61)
 	if [ $r = 124 ]; then
 		why="fio still running after 60 s on medium errors"
 	elif ! grep -q 'No data available' /tmp/fio-sd-mederr.out; then
 		why="no read failed with ENODATA on the medium error (fio exit $r: $(grep -m1 -E 'err=|error' /tmp/fio-sd-mederr.out | cut -c1-120))"
-	elif grep -E 'err= *[0-9]+' /tmp/fio-sd-mederr.out | grep -vqE 'err= *(0|61)[^0-9]'; then
-		why="an error other than ENODATA: $(grep -oE 'err= *[0-9]+' /tmp/fio-sd-mederr.out | tr -d ' ' | sort -u | tr '\n' ' ')"
+	elif [ -n "$e" ]; then
+		why="an error other than ENODATA: $e"
 	fi
 	echo "# scsi_debug medium error: fio exit $r, $(grep -m1 -oE 'err=[ 0-9]*/[^,]*, [^,]*, error=[^,]*' /tmp/fio-sd-mederr.out)"
 	[ -n "$why" ] || why=$(wfio sd-after /dev/$sd 0 120 --size=4M)
@@ -557,7 +558,7 @@ wide_sched() {
 # --- blk-cgroup: io.max holds a polled reader to its rate, and io.stat
 # counts what it read; io.latency and io.cost on, I/O still verified
 wide_cgroup() {
-	local cg=/sys/fs/cgroup mm why= n ios rd q0 q1 i0 i1
+	local cg=/sys/fs/cgroup mm why= n ios rd p
 	if ! grep -qw io $cg/cgroup.controllers 2>/dev/null; then
 		tap_fail wide_cgroup_io_max "no io controller in cgroup2 ($(cat $cg/cgroup.controllers 2>&1))"
 		rc=1
@@ -568,27 +569,25 @@ wide_cgroup() {
 	mm=$(cat /sys/block/$NV/dev)
 	echo "$mm riops=100" >$cg/fp/io.max || why="io.max refused"
 	if [ -z "$why" ]; then
-		q0=$(hctx_queued $NV poll) i0=$(nvme_irqs)
+		poll_mark $NV
 		sh -c "echo \$\$ >$cg/fp/cgroup.procs; exec fio --name=cgmax --filename=/dev/${NV}p1 \
 			--ioengine=io_uring --hipri=1 --direct=1 --rw=randread --bs=4k --iodepth=8 \
 			--time_based --runtime=5 --output-format=terse" >/tmp/fio-cgmax.out 2>&1 &
 		end_job $! 90
 		n=$?
-		q1=$(hctx_queued $NV poll) i1=$(nvme_irqs)
 		# terse v3: field 6 is the KiB read
 		ios=$(awk -F';' '/^3;/ { print int($6 / 4) }' /tmp/fio-cgmax.out)
+		p=$(poll_check cgmax $NV "${ios:-0}")
 		rd=$(sed -n "s/^$mm rbytes=[0-9]* wbytes=[0-9]* rios=\([0-9]*\).*/\1/p" $cg/fp/io.stat)
-		echo "# io.max riops=100: fio exit $n, $ios reads in 5 s; io.stat rios ${rd:-none}; poll hctx +$((q1 - q0)), nvme irqs +$((i1 - i0))" >&2
+		echo "# io.max riops=100: fio exit $n, $ios reads in 5 s; io.stat rios ${rd:-none}" >&2
 		if [ $n != 0 ]; then
 			why="fio in the cgroup: $(fio_failure cgmax $n)"
 		elif [ -z "$ios" ] || [ "$ios" -gt 600 ] || [ "$ios" -lt 250 ]; then
 			why="$ios reads in 5 s at riops=100"
 		elif [ -z "$rd" ] || [ "$rd" -lt "$ios" ]; then
 			why="io.stat counted ${rd:-no} reads of fio's $ios"
-		elif [ $((q1 - q0)) -lt "$ios" ]; then
-			why="not polled: poll hctx +$((q1 - q0)) for $ios reads"
-		elif [ $((i1 - i0)) -gt 64 ]; then
-			why="$((i1 - i0)) NVMe interrupts for $ios polled reads"
+		else
+			why=$p
 		fi
 	fi
 	echo "$mm riops=max" >$cg/fp/io.max 2>/dev/null
@@ -635,7 +634,7 @@ poll_queued() {
 # goes inactive and the I/O goes on polled (the job of CPU 1 moves);
 # CPU 1 comes back; everything verifies
 wide_hotplug() {
-	local why= f h st q0 q1 q2 x y
+	local why= f h st q0 q1 q2 x y t
 	[ "$(hctx_count $NV poll)" -ge 2 ] || {
 		tap_fail wide_cpu_hotplug_polled "$NV has $(hctx_count $NV poll) poll hctxs (2 wanted)"
 		rc=1
@@ -663,10 +662,10 @@ wide_hotplug() {
 	done
 	# (30 s of fio: on the debug kernel, jobs of 10 s had ended before
 	# CPU 1 was offline)
-	x=$(date +%s)
+	t=$(date +%s)
 	run_timed 60 sh -c 'echo 0 >/sys/devices/system/cpu/cpu1/online' ||
 		why="${why:+$why; }CPU 1 did not go offline"
-	echo "# CPU 1 offline in $(($(date +%s) - x)) s"
+	echo "# CPU 1 offline in $(($(date +%s) - t)) s"
 	st=
 	for h in /sys/kernel/debug/block/$NV/hctx*; do
 		[ "$(cat $h/type)" = poll ] && grep -q INACTIVE $h/state && st="$st ${h##*/}"
@@ -751,13 +750,14 @@ wide_memory() {
 [ -z "${WIDE_FUNCS:-}" ] || return 0
 
 echo "# $(uname -r), $(cat /etc/debian_version), $(fio --version), nvme $NV (poll_queues $(cat /sys/module/nvme/parameters/poll_queues)), PI $PI"
-g=
-for g in dm lvm loop nvmet fs sched cgroup hotplug memory; do
-	want $g && break
-	g=
+# the groups on the NVMe's partitions, then the others
+nv_groups="dm lvm loop nvmet fs sched cgroup hotplug memory"
+nv=
+for g in $nv_groups; do
+	want $g && nv=1
 done
-if [ -n "$g" ] && wide_partitions; then
-	for g in dm lvm loop nvmet fs sched cgroup hotplug memory; do
+if [ -n "$nv" ] && wide_partitions; then
+	for g in $nv_groups; do
 		want $g && wide_$g
 	done
 fi
