@@ -8,8 +8,16 @@
  * clock counts instructions, so the rate is a repeatable instruction cost.
  *
  *   fp-bench nop BATCH SECONDS
- *   fp-bench uring DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS [poll]
+ *   fp-bench uring DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS [poll] [plain]
+ *   fp-bench aio DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS
  *   fp-bench pvsync2 DEV BS SECONDS
+ *   fp-bench psync DEV BS SECONDS
+ *
+ * uring reads into registered buffers (READ_FIXED) unless "plain" (READ);
+ * "poll" sets up the ring with IORING_SETUP_IOPOLL.  aio is libaio's
+ * engine (io_submit/io_getevents), pvsync2 preadv2 with RWF_HIPRI, psync
+ * plain pread; the last three complete by interrupt unless the device
+ * completes inline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +32,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/aio_abi.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
 
@@ -78,6 +87,25 @@ static void mark(void)
 	__asm__ __volatile__("xchg %%bx, %%bx" ::: "memory");
 }
 
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: fp-bench nop BATCH SECONDS\n"
+		"       fp-bench uring DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS [poll] [plain]\n"
+		"       fp-bench aio DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS\n"
+		"       fp-bench pvsync2|psync DEV BS SECONDS\n");
+	exit(2);
+}
+
+static int open_dev(const char *dev, uint64_t *size)
+{
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, size))
+		die(dev);
+	return fd;
+}
+
 static void result(const char *probe, double ops, double secs)
 {
 	mark();
@@ -121,7 +149,7 @@ static int bench_uring(int argc, char **argv)
 	unsigned int bs = atoi(argv[3]), qd = atoi(argv[4]);
 	unsigned int bsub = atoi(argv[5]), bcomp = atoi(argv[6]);
 	double secs = atof(argv[7]), t0, t;
-	int poll = argc > 8 && !strcmp(argv[8], "poll");
+	int poll = 0, plain = 0;
 	unsigned long ops = 0, blocks;
 	unsigned int inflight = 0, i;
 	uint64_t size = 0, seed = 0x9e3779b97f4a7c15ULL;
@@ -129,12 +157,18 @@ static int bench_uring(int argc, char **argv)
 	struct ring r;
 	int fd;
 
-	fd = open(dev, O_RDONLY | O_DIRECT);
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size))
-		die(dev);
+	for (i = 8; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "poll"))
+			poll = 1;
+		else if (!strcmp(argv[i], "plain"))
+			plain = 1;
+		else
+			usage();
+	}
+	fd = open_dev(dev, &size);
 	blocks = size / bs;
-	printf("# uring: %s bs %u qd %u submit %u complete %u polled %d fixedbufs 1 registerfiles 1, %.1f s\n",
-	       dev, bs, qd, bsub, bcomp, poll, secs);
+	printf("# uring: %s bs %u qd %u submit %u complete %u polled %d fixedbufs %d registerfiles 1, %.1f s\n",
+	       dev, bs, qd, bsub, bcomp, poll, !plain, secs);
 	ring_init(&r, qd, poll ? IORING_SETUP_IOPOLL : 0, 0);
 	iov = calloc(qd, sizeof(*iov));
 	for (i = 0; i < qd; i++) {
@@ -142,7 +176,7 @@ static int bench_uring(int argc, char **argv)
 			die("alloc");
 		iov[i].iov_len = bs;
 	}
-	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS, iov, qd))
+	if (!plain && syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS, iov, qd))
 		die("register buffers");
 	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_FILES, &fd, 1))
 		die("register files");
@@ -158,12 +192,13 @@ static int bench_uring(int argc, char **argv)
 		while (n < bsub && inflight + n < qd) {
 			struct io_uring_sqe *sqe = get_sqe(&r);
 
-			sqe->opcode = IORING_OP_READ_FIXED;
+			sqe->opcode = plain ? IORING_OP_READ : IORING_OP_READ_FIXED;
 			sqe->flags = IOSQE_FIXED_FILE;
 			sqe->fd = 0;
 			sqe->addr = (unsigned long)iov[slot].iov_base;
 			sqe->len = bs;
-			sqe->buf_index = slot;
+			if (!plain)
+				sqe->buf_index = slot;
 			sqe->off = (rnd(&seed) % blocks) * bs;
 			slot = (slot + 1) % qd;
 			n++;
@@ -186,21 +221,107 @@ static int bench_uring(int argc, char **argv)
 	return 0;
 }
 
-static int bench_pvsync2(int argc, char **argv)
+/* libaio's engine by raw system calls: QD in flight, as uring above */
+static int bench_aio(int argc, char **argv)
+{
+	const char *dev = argv[2];
+	unsigned int bs = atoi(argv[3]), qd = atoi(argv[4]);
+	unsigned int bsub = atoi(argv[5]), bcomp = atoi(argv[6]);
+	double secs = atof(argv[7]), t0, t;
+	unsigned long ops = 0, blocks;
+	unsigned int inflight = 0, slot = 0, i;
+	uint64_t size = 0, seed = 0x9e3779b97f4a7c15ULL;
+	struct io_event *ev;
+	struct iocb *cbs, **cbp;
+	aio_context_t ctx = 0;
+	int fd, n;
+
+	fd = open_dev(dev, &size);
+	blocks = size / bs;
+	printf("# aio: %s bs %u qd %u submit %u complete %u, %.1f s\n",
+	       dev, bs, qd, bsub, bcomp, secs);
+	if (syscall(__NR_io_setup, qd, &ctx))
+		die("io_setup");
+	cbs = calloc(qd, sizeof(*cbs));
+	cbp = calloc(qd, sizeof(*cbp));
+	ev = calloc(qd, sizeof(*ev));
+	if (!cbs || !cbp || !ev)
+		die("alloc");
+	for (i = 0; i < qd; i++) {
+		void *buf;
+
+		if (posix_memalign(&buf, 4096, bs))
+			die("alloc");
+		cbs[i].aio_fildes = fd;
+		cbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
+		cbs[i].aio_buf = (unsigned long)buf;
+		cbs[i].aio_nbytes = bs;
+		cbs[i].aio_data = i;
+	}
+
+	/* a completed slot is reused: the free slots are a stack */
+	unsigned int *free_slot = calloc(qd, sizeof(*free_slot)), nfree = qd;
+
+	if (!free_slot)
+		die("alloc");
+	for (i = 0; i < qd; i++)
+		free_slot[i] = qd - 1 - i;
+	mark();
+	t0 = now();
+	do {
+		unsigned int want;
+
+		for (n = 0; n < (int)bsub && nfree; n++) {
+			slot = free_slot[--nfree];
+			cbs[slot].aio_offset = (rnd(&seed) % blocks) * bs;
+			cbp[n] = &cbs[slot];
+		}
+		if (n && syscall(__NR_io_submit, ctx, n, cbp) != n)
+			die("io_submit");
+		inflight += n;
+		want = inflight >= qd ? bcomp : 0;
+		if (want > inflight)
+			want = inflight;
+		n = syscall(__NR_io_getevents, ctx, want, qd, ev, NULL);
+		if (n < 0)
+			die("io_getevents");
+		for (i = 0; i < (unsigned int)n; i++) {
+			if ((long)ev[i].res != (long)bs) {
+				errno = ev[i].res < 0 ? -ev[i].res : EIO;
+				die("completion");
+			}
+			free_slot[nfree++] = ev[i].data;
+		}
+		inflight -= n;
+		ops += n;
+		t = now() - t0;
+	} while (t < secs);
+	while (inflight) {
+		n = syscall(__NR_io_getevents, ctx, 1, qd, ev, NULL);
+		if (n < 0)
+			die("io_getevents");
+		inflight -= n;
+	}
+	result("aio", ops, t);
+	return 0;
+}
+
+/* QD 1: preadv2 with RWF_HIPRI (pvsync2), or pread (psync) */
+static int bench_sync(int argc, char **argv)
 {
 	const char *dev = argv[2];
 	unsigned int bs = atoi(argv[3]);
 	double secs = atof(argv[4]), t0, t;
 	uint64_t size = 0, seed = 0x12345;
 	unsigned long ops = 0, blocks;
+	int hipri = !strcmp(argv[1], "pvsync2");
 	struct iovec iov;
 	int fd, i;
 
-	fd = open(dev, O_RDONLY | O_DIRECT);
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size))
-		die(dev);
+	fd = open_dev(dev, &size);
 	blocks = size / bs;
-	printf("# pvsync2: %s bs %u qd 1 RWF_HIPRI, %.1f s\n", dev, bs, secs);
+	printf("# %s: %s bs %u qd 1%s, %.1f s\n", argv[1], dev, bs,
+	       hipri ? " RWF_HIPRI" : "", secs);
 	if (posix_memalign(&iov.iov_base, 4096, bs))
 		die("alloc");
 	iov.iov_len = bs;
@@ -208,13 +329,17 @@ static int bench_pvsync2(int argc, char **argv)
 	t0 = now();
 	do {
 		for (i = 0; i < 64; i++) {
-			if (preadv2(fd, &iov, 1, (rnd(&seed) % blocks) * bs, RWF_HIPRI) != bs)
-				die("preadv2");
+			off_t off = (rnd(&seed) % blocks) * bs;
+			ssize_t ret = hipri ? preadv2(fd, &iov, 1, off, RWF_HIPRI) :
+					      pread(fd, iov.iov_base, bs, off);
+
+			if (ret != bs)
+				die(argv[1]);
 			ops++;
 		}
 		t = now() - t0;
 	} while (t < secs);
-	result("pvsync2", ops, t);
+	result(argv[1], ops, t);
 	return 0;
 }
 
@@ -223,13 +348,12 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "nop"))
 		return bench_nop(argc, argv);
-	if ((argc == 8 || argc == 9) && !strcmp(argv[1], "uring"))
+	if (argc >= 8 && argc <= 10 && !strcmp(argv[1], "uring"))
 		return bench_uring(argc, argv);
-	if (argc == 5 && !strcmp(argv[1], "pvsync2"))
-		return bench_pvsync2(argc, argv);
-	fprintf(stderr,
-		"usage: fp-bench nop BATCH SECONDS\n"
-		"       fp-bench uring DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS [poll]\n"
-		"       fp-bench pvsync2 DEV BS SECONDS\n");
+	if (argc == 8 && !strcmp(argv[1], "aio"))
+		return bench_aio(argc, argv);
+	if (argc == 5 && (!strcmp(argv[1], "pvsync2") || !strcmp(argv[1], "psync")))
+		return bench_sync(argc, argv);
+	usage();
 	return 2;
 }

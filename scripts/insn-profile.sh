@@ -11,8 +11,9 @@
 #   GROUP='^blk_mq_get_tags?$' scripts/insn-profile.sh patched -- \
 #     '. /fp/lib.sh; d=$(nullb_create s irqmode=0 hw_queue_depth=48 poll_queues=1);
 #      fp-bench uring /dev/$d 4096 128 32 32 1 poll'
-# PROBE ARGS that start with nop, uring or pvsync2 run fp-bench; anything
-# else runs as a guest shell command (which should run fp-bench).
+# PROBE ARGS that start with nop, uring, aio, pvsync2 or psync run
+# fp-bench; anything else runs as a guest shell command (which should run
+# fp-bench).
 . "$(dirname "$0")/lib.sh"
 
 (($# >= 3)) || die "usage: insn-profile.sh LABEL [vm.sh options] -- PROBE ARGS..."
@@ -48,7 +49,7 @@ mkdir -p "$out/guest"
 probe_build fp-bench "$out/guest" || die "probes/fp-bench.c did not build"
 # a probe of fp-bench, or a guest shell command that runs one
 case $1 in
-nop | uring | pvsync2) cmd="fp-bench $*" ;;
+nop | uring | aio | pvsync2 | psync) cmd="fp-bench $*" ;;
 *) cmd="$*" ;;
 esac
 FP_QEMU_OPTS="${FP_QEMU_OPTS:-} -plugin $plugin,out=$out/blocks.txt" \
