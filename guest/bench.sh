@@ -1,11 +1,17 @@
-# make bench, in the guest: sh bench.sh MODE RUNS SECONDS [SET]
+# make bench, in the guest: sh bench.sh MODE RUNS SECONDS [SET [PROBES]]
 # Prints "RESULT <probe> <value> <unit>" for each run of each probe, and
 # "NOTE <probe> <text>" where a probe runs differently on this kernel.
 # SET: main (default), or the multipath boots: "mpath" (the head of a
 # two-controller subsystem) and "mpath-single" (the same subsystem with
-# nvme_core.multipath=N: one controller's namespace, no head).
+# nvme_core.multipath=N: one controller's namespace, no head).  PROBES:
+# an extended regex, only the probes whose names match it run.
 . /fp/lib.sh
-mode=$1 runs=$2 secs=$3 set=${4:-main}
+mode=$1 runs=$2 secs=$3 set=${4:-main} probes=${5:-.}
+
+# want PROBE: true if PROBE is to run
+want() {
+	echo "$1" | grep -Eq -- "$probes"
+}
 
 # run PROBE COMMAND...: RUNS times, the result renamed PROBE.  A run
 # that raised NVMe interrupts was not polled: under icount its rate means
@@ -13,6 +19,7 @@ mode=$1 runs=$2 secs=$3 set=${4:-main}
 run() {
 	local probe=$1 i i0 out n irqs
 	shift
+	want "$probe" || return 0
 	for i in $(seq "$runs"); do
 		i0=$(nvme_irqs)
 		out=$("$@" | sed -n "s/^RESULT [^ ]* /RESULT $probe /p")
@@ -48,6 +55,22 @@ if [ "$set" = mpath ] || [ "$set" = mpath-single ]; then
 	exit 0
 fi
 
+# tiouring DEV BS [poll]: fio's t/io_uring (scripts/t-io_uring.sh) as
+# fp-bench uring runs: QD 128, batches of 32, fixed buffers, registered
+# files.  It prints IOPS once a second; the first second is left out.
+tiouring() {
+	local p=0
+	[ "${3:-}" = poll ] && p=1
+	/fp/t-io_uring -d128 -s32 -c32 -b"$2" -p$p -B1 -F1 -n1 -O1 -P0 \
+		-r$((secs + 2)) "/dev/$1" | awk '
+		/^IOPS=/ {
+			v = $1; sub(/^IOPS=/, "", v); sub(/,$/, "", v)
+			m = v ~ /K$/ ? 1e3 : v ~ /M$/ ? 1e6 : 1
+			if (++n > 1) { sum += v * m; k++ }
+		}
+		END { if (k) printf "RESULT t-io_uring %.1f IOPS\n", sum / k }'
+}
+
 # nops: pure io_uring cost
 for b in 1 8 32; do
 	run nop-b$b /fp/fp-bench nop "$b" "$secs"
@@ -63,7 +86,8 @@ else
 	nb=$(nullb_create fast $common hw_queue_depth=256)
 	nbs=$(nullb_create starved $common hw_queue_depth=48)
 	pollarg=
-	for p in nullb-4k nullb-512 nullb-starved-4k nullb-128k; do
+	for p in nullb-4k nullb-512 nullb-starved-4k nullb-128k nullb-1m \
+		t-io_uring-nullb-4k; do
 		echo "NOTE $p no null_blk poll queues in this kernel: irqmode=0, not polled"
 	done
 fi
@@ -71,16 +95,50 @@ run nullb-4k /fp/fp-bench uring /dev/$nb 4096 128 32 32 "$secs" $pollarg
 run nullb-512 /fp/fp-bench uring /dev/$nb 512 128 32 32 "$secs" $pollarg
 run nullb-starved-4k /fp/fp-bench uring /dev/$nbs 4096 128 32 32 "$secs" $pollarg
 run nullb-128k /fp/fp-bench uring /dev/$nb 131072 32 32 32 "$secs" $pollarg
+run nullb-1m /fp/fp-bench uring /dev/$nb 1048576 8 8 8 "$secs" $pollarg
+run t-io_uring-nullb-4k tiouring "$nb" 4096 $pollarg
 if [ -n "$pollarg" ]; then
 	echo "# /dev/$nb io_poll=$(cat /sys/block/$nb/queue/io_poll) poll hctx queued +$(($(hctx_queued "$nb" poll) - q0))"
 fi
 
+# interrupt-driven null_blk: completed by the block softirq (irqmode=1;
+# one submit queue, so every completion goes through BLOCK_SOFTIRQ) and
+# by a per-request hrtimer of 1 us (irqmode=2).  Both complete in guest
+# time, so under icount they repeat like the polled probes.  With one
+# hardware queue the device gets mq-deadline; the probes measure the
+# block layer without a scheduler, as fio runs on null_blk do.
+for m in softirq:1 timer:2; do
+	name=${m%:*}
+	d=$(nullb_create "$name" size=1024 blocksize=512 memory_backed=0 \
+		hw_queue_depth=256 submit_queues=1 irqmode=${m#*:} completion_nsec=1000) ||
+		{ echo "NOTE nullb-$name-4k cannot create null_blk irqmode=${m#*:}"; continue; }
+	echo none >/sys/block/$d/queue/scheduler
+	for bs in 4096 131072; do
+		p=nullb-$name-$((bs / 1024))k
+		run $p /fp/fp-bench uring /dev/$d $bs 128 32 32 "$secs"
+		run $p-plain /fp/fp-bench uring /dev/$d $bs 128 32 32 "$secs" plain
+		run aio-$p /fp/fp-bench aio /dev/$d $bs 128 32 32 "$secs"
+		run psync-$p /fp/fp-bench psync /dev/$d $bs "$secs"
+	done
+	run t-io_uring-nullb-$name-4k tiouring "$d" 4096
+	nullb_remove "$name"
+done
+
 # NVMe poll queue
 dev=$(nvme_plain)
+# NVMe by interrupt: its completions wait on QEMU in host time, so the
+# icount rate means nothing; wall mode pairs the labels instead
+if [ "$mode" = wall ]; then
+	run nvme-irq-4k /fp/fp-bench uring /dev/$dev 4096 128 32 32 "$secs"
+	run nvme-irq-128k /fp/fp-bench uring /dev/$dev 131072 32 32 32 "$secs"
+	run t-io_uring-nvme-irq-4k tiouring "$dev" 4096
+fi
 if [ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ]; then
 	run nvme-4k /fp/fp-bench uring /dev/$dev 4096 128 32 32 "$secs" poll
 	run nvme-128k /fp/fp-bench uring /dev/$dev 131072 32 32 32 "$secs" poll
+	run t-io_uring-nvme-4k tiouring "$dev" 4096 poll
 	run pvsync2-nvme-4k /fp/fp-bench pvsync2 /dev/$dev 4096 "$secs"
+	want fio-nvme-4k || runs=0
 	for i in $(seq "$runs"); do
 		fio --name=randread --filename=/dev/$dev --ioengine=io_uring \
 			--hipri=1 --fixedbufs=1 --registerfiles=1 --rw=randread \

@@ -117,7 +117,8 @@ for r in [head] + table:
     print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
 print()
 print("icount: guest time counts instructions (-icount shift=0,sleep=off); "
-      "only probes that complete inline or by polling are run there.")
+      "only probes that complete inline, by polling or in guest time "
+      "(null_blk softirq and timer) are run there.")
 print("wall: plain TCG, labels booted in pairs (A B, B A, ...); ratio = "
       "median of per-pair ratios, spread = range of those ratios.")
 for probe in notes:

@@ -11,11 +11,17 @@
 #   SECS    seconds of guest time per run (default: 1)
 #   REF     "mainline": add Debian sid's newest mainline kernel (7.2.x)
 #           as a reference column (scripts/fetch-ref.sh)
+#   PROBES  an extended regex: run only the probes whose names match it
+#           (default: all); the multipath boots run only if it matches
+#           mpath-head-4k
 . "$(dirname "$0")/lib.sh"
 
 read -r -a labels <<<"${LABELS:-base patched}"
 read -r -a modes <<<"${MODES:-icount wall}"
-runs=${RUNS:-3} rounds=${ROUNDS:-5} secs=${SECS:-1}
+runs=${RUNS:-3} rounds=${ROUNDS:-5} secs=${SECS:-1} probes=${PROBES:-.}
+[[ $probes != *"'"* ]] || die "PROBES: no single quotes"
+mpath=1
+[[ mpath-head-4k =~ $probes ]] || mpath=
 mruns=$((runs < 5 ? 5 : runs))
 labels_series=("${labels[@]}")
 case ${REF:-} in
@@ -37,6 +43,7 @@ for l in "${labels[@]}"; do
 done
 mkdir -p "$out/guest"
 probe_build fp-bench "$out/guest" || die "probes/fp-bench.c did not build"
+"$FP_TOP/scripts/t-io_uring.sh" "$out/guest" || die "t/io_uring did not build"
 
 {
 	echo "host: $(uname -srm)"
@@ -44,7 +51,7 @@ probe_build fp-bench "$out/guest" || die "probes/fp-bench.c did not build"
 	echo "cpus: $(nproc)"
 	qemu-system-x86_64 --version | head -n 1
 	echo "project: $(git -C "$FP_TOP" rev-parse HEAD 2>/dev/null)"
-	echo "command: make bench LABELS=\"${LABELS:-base patched}\" REF=${REF:-} MODES=\"${modes[*]}\" RUNS=$runs ROUNDS=$rounds SECS=$secs"
+	echo "command: make bench LABELS=\"${LABELS:-base patched}\" REF=${REF:-} MODES=\"${modes[*]}\" RUNS=$runs ROUNDS=$rounds SECS=$secs PROBES='$probes'"
 } >"$out/host.txt"
 printf 'probe\tmode\tlabel\tround\tvalue\tunit\n' >"$out/summary.tsv"
 : >"$out/notes.txt"
@@ -61,7 +68,7 @@ boot() {
 	mpath) opts+=(--mpath) ;;
 	mpath-single) opts+=(--mpath --append "nvme_core.multipath=N") ;;
 	esac
-	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/bench.sh "$mode" "$n" "$secs" "$set" ||
+	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/bench.sh "$mode" "$n" "$secs" "$set" "'$probes'" ||
 		{ log "guest $l $mode $round failed: $logf"; return 1; }
 	cp "$logf.cmd" "$out/$l-$mode${5:+-$5}.qemu-cmd"
 	sed -n 's/^FASTPATH-START: //p' "$logf" >"$out/$l.uname"
@@ -78,6 +85,7 @@ for mode in "${modes[@]}"; do
 			stage "icount: $l" boot "$l" icount 1 "$runs" || die "bench guest failed"
 			# the multipath pair runs on the emulated NVMe, whose
 			# completions vary from run to run: at least 5 runs each
+			[[ $mpath ]] || continue
 			stage "icount: $l, multipath head" boot "$l" icount 1 "$mruns" mpath ||
 				die "bench guest failed"
 			stage "icount: $l, one path" boot "$l" icount 1 "$mruns" mpath-single ||

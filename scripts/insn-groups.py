@@ -8,6 +8,8 @@ import re
 import sys
 
 GROUPS = [
+    ('libaio', r'aio|ioctx|reqs_available|^__?io_submit_one|read_events|'
+     r'^__(x64|se|do)_sys_io_(submit|getevents)|^iocb_(put|destroy)'),
     ('io_uring', r'^(__)?io_|io_uring|^io_wq|^kiocb_|^__kiocb'),
     ('driver (null_blk, nvme)', r'^(null|nullb|nvme)_|^__nvme|^__null'),
     ('request and bio allocation',
@@ -19,7 +21,8 @@ GROUPS = [
      r'poll|end_request|complete_request|blk_update_request|^bio_endio|'
      r'_end_io|account_io_done|sbitmap_queue_clear|free_request|'
      r'blk_stat_|release_pages|^bio_advance|flush_tag_batch|'
-     r'blk_mq_complete|req_bio_endio|__blk_mq_end'),
+     r'blk_mq_complete|req_bio_endio|__blk_mq_end|blk_done_softirq|'
+     r'trigger_softirq|raise_softirq'),
     ('submission (block layer)',
      r'submit_bio|blk_queue_enter|bio_queue_enter|merge|split|'
      r'integrity_prep|plug|try_issue|issue_directly|start_request|'
@@ -34,6 +37,16 @@ GROUPS = [
      r'I_BDEV|make_vfs'),
     ('time', r'ktime|clock|read_tsc|timekeeping'),
     ('user space', r'^\[user\]$'),
+    # the interrupt-driven probes: what completes and wakes the task
+    ('interrupts, softirqs, timers',
+     r'irq|softirq|hrtimer|apic|^tick_|timer|sysvec|common_interrupt'),
+    ('scheduler, wakeups, idle',
+     r'sched|^pick_next|wake_up|wake_q|ttwu|enqueue|dequeue|update_curr|'
+     r'_switch|^finish_task|idle|^select_task|^check_preempt|^set_next|'
+     r'^put_prev|update_load|update_cfs|^reweight|^psi_|^prepare_task|'
+     r'^context_switch|cond_resched|^preempt_|^rcu|^prepare_to_wait|'
+     r'^finish_wait|autoremove_wake|^__wake|^do_wait|wait_event|'
+     r'^schedule|^io_schedule'),
 ]
 
 
@@ -73,6 +86,8 @@ def main():
     print('| group | ' + ' | '.join(c[0] for c in cols) + ' |')
     print('| --- |' + ' ---: |' * len(cols))
     for g in names:
+        if not any(s[g] for s, _ in sums):
+            continue  # (no libaio in an io_uring profile)
         print('| %s | ' % g + ' | '.join('%.0f' % s[g] for s, _ in sums) + ' |')
     print('| **total** | ' + ' | '.join('**%.0f**' % t for _, t in sums) + ' |')
 
