@@ -275,6 +275,16 @@ src_download() {
 	(cd "$dir" && apt_src "$suite" source --download-only "$@" >/dev/null)
 }
 
+# src_orig SUITE PKG=VER TARBALL SHA256: a source package's tarball,
+# downloaded into TARBALL's directory when missing, checked by its sha256
+src_orig() {
+	if [[ ! -f $3 ]]; then
+		src_download "$1" "$(dirname "$3")" "$2" ||
+			die "could not fetch $2's source from $1"
+	fi
+	check_sha256 "$3" "$4"
+}
+
 # apt_bin_download SUITE DIR PKG=VER: download one *binary* package of
 # SUITE's security suite (amd64) into DIR, checked against the suite's
 # signed index, and print its path.  A private list and cache, as for

@@ -15,13 +15,8 @@ LIBURING_SHA256=2eac26f880125d83f75ba8641fde5d88226dd352d3cee95d45a9128758a8f1be
 dest=$1/liburing
 need_pkgs gcc g++ make
 
-src=$FP_CACHE/src/bookworm
-tarball=$src/liburing_$LIBURING_VERSION.orig.tar.gz
-if [[ ! -f $tarball ]]; then
-	src_download bookworm "$src" "liburing=$LIBURING_DEB" ||
-		die "could not fetch liburing $LIBURING_DEB's source from bookworm"
-fi
-check_sha256 "$tarball" "$LIBURING_SHA256"
+tarball=$FP_CACHE/src/bookworm/liburing_$LIBURING_VERSION.orig.tar.gz
+src_orig bookworm "liburing=$LIBURING_DEB" "$tarball" "$LIBURING_SHA256"
 
 # One change to a test, keyed into the cache's name: d4ae271dfaae queues
 # 10 reads into a 4-entry SQPOLL ring, stops at the first

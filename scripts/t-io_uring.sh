@@ -13,13 +13,8 @@ FIO_SHA256=d2410e13e0f379d061d077cc5ae325835bb7c6186aa7bafc1df954cbc9b014fc
 (($# == 1)) || die "usage: t-io_uring.sh DIR"
 need_pkgs gcc make file
 
-src=$FP_CACHE/src/bookworm
-tarball=$src/fio_$FIO_VERSION.orig.tar.gz
-if [[ ! -f $tarball ]]; then
-	src_download bookworm "$src" "fio=$FIO_DEB" ||
-		die "could not fetch fio $FIO_DEB's source from bookworm"
-fi
-check_sha256 "$tarball" "$FIO_SHA256"
+tarball=$FP_CACHE/src/bookworm/fio_$FIO_VERSION.orig.tar.gz
+src_orig bookworm "fio=$FIO_DEB" "$tarball" "$FIO_SHA256"
 
 bld=$FP_CACHE/fio/$FIO_VERSION-${FIO_SHA256:0:12}
 if [[ ! -f $bld/.built ]]; then
