@@ -138,8 +138,7 @@ if [ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ]; then
 	run nvme-128k /fp/fp-bench uring /dev/$dev 131072 32 32 32 "$secs" poll
 	run t-io_uring-nvme-4k tiouring "$dev" 4096 poll
 	run pvsync2-nvme-4k /fp/fp-bench pvsync2 /dev/$dev 4096 "$secs"
-	want fio-nvme-4k || runs=0
-	for i in $(seq "$runs"); do
+	for i in $(want fio-nvme-4k && seq "$runs"); do
 		fio --name=randread --filename=/dev/$dev --ioengine=io_uring \
 			--hipri=1 --fixedbufs=1 --registerfiles=1 --rw=randread \
 			--bs=4k --iodepth=128 --iodepth_batch_submit=32 \

@@ -106,6 +106,50 @@ static int open_dev(const char *dev, uint64_t *size)
 	return fd;
 }
 
+/* uring and aio: DEV BS QD BATCH_SUBMIT BATCH_COMPLETE SECONDS, one buffer per slot */
+struct qd_job {
+	const char *dev;
+	unsigned int bs, qd, bsub, bcomp;
+	double secs;
+	unsigned long blocks;
+	struct iovec *iov;
+	int fd;
+};
+
+static void qd_job_init(struct qd_job *j, char **argv)
+{
+	uint64_t size = 0;
+	unsigned int i;
+
+	j->dev = argv[2];
+	j->bs = atoi(argv[3]);
+	j->qd = atoi(argv[4]);
+	j->bsub = atoi(argv[5]);
+	j->bcomp = atoi(argv[6]);
+	j->secs = atof(argv[7]);
+	j->fd = open_dev(j->dev, &size);
+	j->blocks = size / j->bs;
+	j->iov = calloc(j->qd, sizeof(*j->iov));
+	if (!j->iov)
+		die("alloc");
+	for (i = 0; i < j->qd; i++) {
+		if (posix_memalign(&j->iov[i].iov_base, 4096, j->bs))
+			die("alloc");
+		j->iov[i].iov_len = j->bs;
+	}
+}
+
+/*
+ * How many completions to wait for: BATCH_COMPLETE once QD are in
+ * flight, none before
+ */
+static unsigned int qd_job_want(const struct qd_job *j, unsigned int inflight)
+{
+	unsigned int want = inflight >= j->qd ? j->bcomp : 0;
+
+	return want > inflight ? inflight : want;
+}
+
 static void result(const char *probe, double ops, double secs)
 {
 	mark();
@@ -145,17 +189,13 @@ static int bench_nop(int argc, char **argv)
 
 static int bench_uring(int argc, char **argv)
 {
-	const char *dev = argv[2];
-	unsigned int bs = atoi(argv[3]), qd = atoi(argv[4]);
-	unsigned int bsub = atoi(argv[5]), bcomp = atoi(argv[6]);
-	double secs = atof(argv[7]), t0, t;
 	int poll = 0, plain = 0;
-	unsigned long ops = 0, blocks;
-	unsigned int inflight = 0, i;
-	uint64_t size = 0, seed = 0x9e3779b97f4a7c15ULL;
-	struct iovec *iov;
+	unsigned long ops = 0;
+	unsigned int inflight = 0, slot = 0, i;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	double t0, t;
+	struct qd_job j;
 	struct ring r;
-	int fd;
 
 	for (i = 8; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "poll"))
@@ -165,54 +205,42 @@ static int bench_uring(int argc, char **argv)
 		else
 			usage();
 	}
-	fd = open_dev(dev, &size);
-	blocks = size / bs;
+	qd_job_init(&j, argv);
 	printf("# uring: %s bs %u qd %u submit %u complete %u polled %d fixedbufs %d registerfiles 1, %.1f s\n",
-	       dev, bs, qd, bsub, bcomp, poll, !plain, secs);
-	ring_init(&r, qd, poll ? IORING_SETUP_IOPOLL : 0, 0);
-	iov = calloc(qd, sizeof(*iov));
-	for (i = 0; i < qd; i++) {
-		if (posix_memalign(&iov[i].iov_base, 4096, bs))
-			die("alloc");
-		iov[i].iov_len = bs;
-	}
-	if (!plain && syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS, iov, qd))
+	       j.dev, j.bs, j.qd, j.bsub, j.bcomp, poll, !plain, j.secs);
+	ring_init(&r, j.qd, poll ? IORING_SETUP_IOPOLL : 0, 0);
+	if (!plain && syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_BUFFERS, j.iov, j.qd))
 		die("register buffers");
-	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_FILES, &fd, 1))
+	if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_FILES, &j.fd, 1))
 		die("register files");
 
 	/* buffer slots are handed out round-robin: at most qd in flight */
-	unsigned int slot = 0;
-
 	mark();
 	t0 = now();
 	do {
-		unsigned int n = 0, want;
+		unsigned int n = 0;
 
-		while (n < bsub && inflight + n < qd) {
+		while (n < j.bsub && inflight + n < j.qd) {
 			struct io_uring_sqe *sqe = get_sqe(&r);
 
 			sqe->opcode = plain ? IORING_OP_READ : IORING_OP_READ_FIXED;
 			sqe->flags = IOSQE_FIXED_FILE;
 			sqe->fd = 0;
-			sqe->addr = (unsigned long)iov[slot].iov_base;
-			sqe->len = bs;
+			sqe->addr = (unsigned long)j.iov[slot].iov_base;
+			sqe->len = j.bs;
 			if (!plain)
 				sqe->buf_index = slot;
-			sqe->off = (rnd(&seed) % blocks) * bs;
-			slot = (slot + 1) % qd;
+			sqe->off = (rnd(&seed) % j.blocks) * j.bs;
+			slot = (slot + 1) % j.qd;
 			n++;
 		}
 		inflight += n;
-		want = inflight >= qd ? bcomp : 0;
-		if (want > inflight)
-			want = inflight;
-		enter(&r, n, want);
+		enter(&r, n, qd_job_want(&j, inflight));
 		i = reap(&r);
 		inflight -= i;
 		ops += i;
 		t = now() - t0;
-	} while (t < secs);
+	} while (t < j.secs);
 	while (inflight) {
 		enter(&r, 0, 1);
 		inflight -= reap(&r);
@@ -221,87 +249,74 @@ static int bench_uring(int argc, char **argv)
 	return 0;
 }
 
-/* libaio's engine by raw system calls: QD in flight, as uring above */
+/* aio: fetch up to qd events; any error result is fatal */
+static unsigned int aio_reap(aio_context_t ctx, const struct qd_job *j,
+			     unsigned int min, struct io_event *ev)
+{
+	int n = syscall(__NR_io_getevents, ctx, min, j->qd, ev, NULL), i;
+
+	if (n < 0)
+		die("io_getevents");
+	for (i = 0; i < n; i++) {
+		if (ev[i].res != (__s64)j->bs) {
+			errno = ev[i].res < 0 ? -ev[i].res : EIO;
+			die("completion");
+		}
+	}
+	return n;
+}
+
+/*
+ * libaio's engine by raw system calls, QD in flight as uring above.
+ * io_submit() copies an iocb, so slots go round-robin as there.
+ */
 static int bench_aio(int argc, char **argv)
 {
-	const char *dev = argv[2];
-	unsigned int bs = atoi(argv[3]), qd = atoi(argv[4]);
-	unsigned int bsub = atoi(argv[5]), bcomp = atoi(argv[6]);
-	double secs = atof(argv[7]), t0, t;
-	unsigned long ops = 0, blocks;
+	unsigned long ops = 0;
 	unsigned int inflight = 0, slot = 0, i;
-	uint64_t size = 0, seed = 0x9e3779b97f4a7c15ULL;
-	struct io_event *ev;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	struct iocb *cbs, **cbp;
 	aio_context_t ctx = 0;
-	int fd, n;
+	struct io_event *ev;
+	double t0, t;
+	struct qd_job j;
 
-	fd = open_dev(dev, &size);
-	blocks = size / bs;
+	qd_job_init(&j, argv);
 	printf("# aio: %s bs %u qd %u submit %u complete %u, %.1f s\n",
-	       dev, bs, qd, bsub, bcomp, secs);
-	if (syscall(__NR_io_setup, qd, &ctx))
+	       j.dev, j.bs, j.qd, j.bsub, j.bcomp, j.secs);
+	if (syscall(__NR_io_setup, j.qd, &ctx))
 		die("io_setup");
-	cbs = calloc(qd, sizeof(*cbs));
-	cbp = calloc(qd, sizeof(*cbp));
-	ev = calloc(qd, sizeof(*ev));
+	cbs = calloc(j.qd, sizeof(*cbs));
+	cbp = calloc(j.qd, sizeof(*cbp));
+	ev = calloc(j.qd, sizeof(*ev));
 	if (!cbs || !cbp || !ev)
 		die("alloc");
-	for (i = 0; i < qd; i++) {
-		void *buf;
-
-		if (posix_memalign(&buf, 4096, bs))
-			die("alloc");
-		cbs[i].aio_fildes = fd;
+	for (i = 0; i < j.qd; i++) {
+		cbs[i].aio_fildes = j.fd;
 		cbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
-		cbs[i].aio_buf = (unsigned long)buf;
-		cbs[i].aio_nbytes = bs;
-		cbs[i].aio_data = i;
+		cbs[i].aio_buf = (unsigned long)j.iov[i].iov_base;
+		cbs[i].aio_nbytes = j.bs;
 	}
-
-	/* a completed slot is reused: the free slots are a stack */
-	unsigned int *free_slot = calloc(qd, sizeof(*free_slot)), nfree = qd;
-
-	if (!free_slot)
-		die("alloc");
-	for (i = 0; i < qd; i++)
-		free_slot[i] = qd - 1 - i;
 	mark();
 	t0 = now();
 	do {
-		unsigned int want;
+		unsigned int n = 0;
 
-		for (n = 0; n < (int)bsub && nfree; n++) {
-			slot = free_slot[--nfree];
-			cbs[slot].aio_offset = (rnd(&seed) % blocks) * bs;
-			cbp[n] = &cbs[slot];
+		while (n < j.bsub && inflight + n < j.qd) {
+			cbs[slot].aio_offset = (rnd(&seed) % j.blocks) * j.bs;
+			cbp[n++] = &cbs[slot];
+			slot = (slot + 1) % j.qd;
 		}
 		if (n && syscall(__NR_io_submit, ctx, n, cbp) != n)
 			die("io_submit");
 		inflight += n;
-		want = inflight >= qd ? bcomp : 0;
-		if (want > inflight)
-			want = inflight;
-		n = syscall(__NR_io_getevents, ctx, want, qd, ev, NULL);
-		if (n < 0)
-			die("io_getevents");
-		for (i = 0; i < (unsigned int)n; i++) {
-			if ((long)ev[i].res != (long)bs) {
-				errno = ev[i].res < 0 ? -ev[i].res : EIO;
-				die("completion");
-			}
-			free_slot[nfree++] = ev[i].data;
-		}
-		inflight -= n;
-		ops += n;
+		i = aio_reap(ctx, &j, qd_job_want(&j, inflight), ev);
+		inflight -= i;
+		ops += i;
 		t = now() - t0;
-	} while (t < secs);
-	while (inflight) {
-		n = syscall(__NR_io_getevents, ctx, 1, qd, ev, NULL);
-		if (n < 0)
-			die("io_getevents");
-		inflight -= n;
-	}
+	} while (t < j.secs);
+	while (inflight)
+		inflight -= aio_reap(ctx, &j, 1, ev);
 	result("aio", ops, t);
 	return 0;
 }

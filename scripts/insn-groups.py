@@ -38,13 +38,15 @@ GROUPS = [
     ('time', r'ktime|clock|read_tsc|timekeeping'),
     ('user space', r'^\[user\]$'),
     # the interrupt-driven probes: what completes and wakes the task
+    # (not the irq-saving spinlocks: those stay with the locks)
     ('interrupts, softirqs, timers',
-     r'irq|softirq|hrtimer|apic|^tick_|timer|sysvec|common_interrupt'),
+     r'^(?!_raw_spin).*(irq|hrtimer|apic|timer|sysvec|common_interrupt)|'
+     r'^tick_'),
     ('scheduler, wakeups, idle',
      r'sched|^pick_next|wake_up|wake_q|ttwu|enqueue|dequeue|update_curr|'
      r'_switch|^finish_task|idle|^select_task|^check_preempt|^set_next|'
      r'^put_prev|update_load|update_cfs|^reweight|^psi_|^prepare_task|'
-     r'^context_switch|cond_resched|^preempt_|^rcu|^prepare_to_wait|'
+     r'^context_switch|cond_resched|^preempt_|^prepare_to_wait|'
      r'^finish_wait|autoremove_wake|^__wake|^do_wait|wait_event|'
      r'^schedule|^io_schedule'),
 ]
