@@ -76,7 +76,9 @@ boot() {
 	local map=$work/System.map-$rel
 	! grep -q '^CONFIG_RANDOMIZE_BASE=y' "$work/config-$rel" || map=
 	trap guest_stop EXIT
-	guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$map" \
+	# initramfs-tools' udev and root mount come before the command: the
+	# busybox guests' 60 s to start it is too short for this boot
+	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-240} guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$map" \
 		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 1024 -no-reboot \
 		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
 		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=${CHECK_DEB_POLL_QUEUES:-1} tsc=reliable panic=-1" \
@@ -86,6 +88,7 @@ boot() {
 		-serial file:"$klog" -serial stdio -monitor none -display none || rc=$?
 	sed -i 's/\r$//' "$log" "$klog"
 	cat "$log" >&2
+	[[ -z $FP_BOOT_SECS ]] || log "the guest's command started $FP_BOOT_SECS s after QEMU did"
 	((rc != 124)) || die "guest hung; kernel log: $klog"
 	local splat="$FP_SPLAT_RE|$FP_FAULT_RE"
 	if grep -Eq "$splat" "$klog"; then

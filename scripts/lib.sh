@@ -119,6 +119,8 @@ FP_EAGAIN_BOOT=(--poll-queues 1 --append "nvme.io_queue_depth=2"
 # Returns QEMU's exit status, or 124 when the guest hung: it ran TIMEOUT
 # s, or three boots in a row had not started the command
 # FP_BOOT_TIMEOUT s (default 60; a boot takes 2 to 10 s) after QEMU did.
+# FP_BOOT_SECS is then the s the last boot took to start the command
+# (empty if it never did).
 # A hang leaves OUT.hung: the kernel log of each hung boot and where its
 # vCPUs were (scripts/vm-cpus.py over a QMP socket, named with MAP,
 # System.map, when it exists), and guest_run says which hang it was.
@@ -146,9 +148,10 @@ guest_run() {
 		# signal sent to it reaches QEMU, and a KILL 10 s later
 		timeout -k 10 $((timeout + 60)) "$@" -qmp "unix:$sock,server=on,wait=off" \
 			</dev/null >>"$out" 2>&1 &
-		pid=$! rc=0 t0=$SECONDS started=0 crashed=0 FP_GUEST_PID=$!
+		pid=$! rc=0 t0=$SECONDS started=0 crashed=0 FP_GUEST_PID=$! FP_BOOT_SECS=
 		while kill -0 "$pid" 2>/dev/null; do
-			((started)) || ! grep -q '^FASTPATH-START' "$out" || started=1
+			((started)) || ! grep -q '^FASTPATH-START' "$out" ||
+				started=1 FP_BOOT_SECS=$((SECONDS - t0))
 			if ((SECONDS - t0 >= timeout || (!started && SECONDS - t0 >= boot_timeout))); then
 				rc=124
 				break
