@@ -14,6 +14,7 @@ boot=${1:-poll}
 . /fp/biopoll.sh
 . /fp/acct.sh
 . /fp/eagain.sh
+. /fp/irqbatch.sh
 
 echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
@@ -126,6 +127,12 @@ if [ "$boot" = poll ]; then
 		tap_fail polled_rcu_stress "no plain NVMe namespace"
 		rc=1
 	fi
+fi
+# the boot without poll queues: completion batching by interrupt and
+# in the block softirq
+if [ "$boot" = nopoll ]; then
+	echo "== batched completion without polling: NVMe interrupts, null_blk softirq"
+	irq_batch_tests
 fi
 if [ "$boot" = mpath ]; then
 	mpath_head_io

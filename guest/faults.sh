@@ -125,23 +125,14 @@ nullb_bad_config() {
 # print is excused), and afterwards I/O is polled again (poll hctx
 # counts, no NVMe interrupts).
 nvme_reset_polled() {
-	local dev ctrl p frc i why= t0
+	local dev p frc why= t0
 	dev=$(nvme_plain) || { tap_fail nvme_reset_polled "no NVMe namespace"; rc=1; return; }
-	ctrl=/sys/class/nvme/${dev%n*}/reset_controller
-	expect_fault_begin "NVMe controller resets" "$NVME_RESET_ONLY"
 	t0=$(date +%s)
 	verify_fio reset "$dev" 16M &
 	p=$!
-	for i in 1 2; do
-		sleep 1
-		run_timed 60 sh -c "echo 1 >$ctrl" || why="reset $i failed or hung"
-	done
-	# a bound on the phase; a request the 30 s timeout rescued fails the
-	# run anyway, its message is not one of the resets'
-	end_job $p 120
-	frc=$?
+	resets_under_job "$dev" $p
+	frc=$JOB_RC why=$RESET_WHY
 	[ $frc != 137 ] || why="${why:+$why; }fio still running 120 s after the resets"
-	expect_fault_end
 	echo "# nvme reset: fio exit $frc after $(($(date +%s) - t0)) s, io_poll $(cat /sys/block/$dev/queue/io_poll)"
 	if [ $frc != 0 ]; then
 		tail -5 /tmp/fio-reset.out

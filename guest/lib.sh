@@ -131,6 +131,27 @@ expect_fault_end() { echo "fastpath: expect-fault end" >/dev/kmsg; }
 # the messages an NVMe controller reset or removal may print
 NVME_RESET_ONLY='reset(ting)? controller|[Rr]emoving|[Rr]emoved'
 
+# resets_under_job DEV PID: the controller of NVMe namespace DEV reset
+# twice, a second apart, while the background job PID runs, inside a
+# window that excuses only the resets' messages; then up to 120 s for
+# PID to end (a bound on the phase: a request the 30 s timeout rescued
+# fails the run anyway, its message is not one of the resets').  Sets
+# JOB_RC to the job's exit status (137: killed) and RESET_WHY to what
+# failed (empty if both resets went through).
+resets_under_job() {
+	local ctrl=/sys/class/nvme/${1%n*}/reset_controller i
+	RESET_WHY=
+	expect_fault_begin "NVMe controller resets" "$NVME_RESET_ONLY"
+	for i in 1 2; do
+		sleep 1
+		run_timed 60 sh -c "echo 1 >$ctrl" ||
+			RESET_WHY="${RESET_WHY:+$RESET_WHY; }reset $i failed or hung"
+	done
+	end_job "$2" 120
+	JOB_RC=$?
+	expect_fault_end
+}
+
 # poll_mark DISK: note DISK's poll hctx requests and the NVMe interrupts
 # so far, for poll_check (in the same shell)
 poll_mark() { POLL_MARK="$(hctx_queued "$1" poll) $(nvme_irqs)"; }
