@@ -37,6 +37,28 @@ fio_json() {
 	sed -n "s/^ *\"$2\" : \([0-9-]*\),*$/\1/p" /tmp/fio-"$1".out | head -1
 }
 
+# batched_fio NAME DEV QD SIZE [FIO-OPTIONS...]: irq_fio, counting what
+# it did: FIO_RC its exit status, REQS the requests DEV's hctxs took,
+# BATCHES the blk_mq_end_request_batch() calls (the profiler's count)
+batched_fio() {
+	local q0
+	q0=$(hctx_queued "$2")
+	fprof_start blk_mq_end_request_batch
+	irq_fio "$@"
+	FIO_RC=$?
+	BATCHES=$(fprof_stop blk_mq_end_request_batch)
+	REQS=$(($(hctx_queued "$2") - q0))
+}
+
+# nullb_softirq NAME: a memory-backed null_blk of 64 MiB completed in
+# the block softirq (irqmode=1, one submit queue), no scheduler; prints
+# its disk name
+nullb_softirq() {
+	local nb
+	nb=$(nullb_create "$1" irqmode=1 submit_queues=1 size=64 memory_backed=1 2>/dev/null) &&
+		echo none >/sys/block/"$nb"/queue/scheduler && echo "$nb"
+}
+
 # batch_check NAME REQS BATCHES: REQS requests ended in BATCHES
 # blk_mq_end_request_batch() calls must have formed batches: at least
 # one, and more requests than batches (some batch held two or more)
@@ -49,27 +71,23 @@ batch_check() {
 # queue with an interrupt, the data verifies, the batches formed (at
 # QD 128) and no tag is left busy.
 nvme_irq_batched_verify() {
-	local name=nvme_irq_batched_verify dev qd why= q0 q1 i0 i1 reqs bat f
+	local name=nvme_irq_batched_verify dev qd why= i0 f
 	dev=$(nvme_plain) || { tap_fail $name "no NVMe namespace"; rc=1; return; }
 	[ "$(hctx_count "$dev" poll)" = 0 ] || { tap_fail $name "/dev/$dev has poll queues"; rc=1; return; }
 	fprof_start blk_mq_end_request_batch ||
 		{ tap_fail $name "no ftrace function profiler"; rc=1; return; }
 	for qd in 1 32 128; do
-		q0=$(hctx_queued "$dev") i0=$(nvme_irqs)
-		fprof_start blk_mq_end_request_batch
-		irq_fio irq$qd "$dev" $qd 8M --offset=$((qd / 32 * 8))M
-		f=$?
-		bat=$(fprof_stop blk_mq_end_request_batch)
-		q1=$(hctx_queued "$dev") i1=$(nvme_irqs)
-		reqs=$((q1 - q0))
-		echo "# QD $qd: fio exit $f, $reqs requests, $((i1 - i0)) NVMe interrupts, $bat batches"
-		if [ $f != 0 ]; then
-			why="${why:+$why; }QD $qd: $(fio_failure irq$qd $f)"
+		i0=$(nvme_irqs)
+		batched_fio irq$qd "$dev" $qd 8M --offset=$((qd / 32 * 8))M
+		i0=$(($(nvme_irqs) - i0))
+		echo "# QD $qd: fio exit $FIO_RC, $REQS requests, $i0 NVMe interrupts, $BATCHES batches"
+		if [ $FIO_RC != 0 ]; then
+			why="${why:+$why; }QD $qd: $(fio_failure irq$qd $FIO_RC)"
 			continue
 		fi
-		[ $reqs -ge 4096 ] || why="${why:+$why; }QD $qd: $reqs requests, not 4096"
-		[ $((i1 - i0)) -gt 0 ] || why="${why:+$why; }QD $qd: no NVMe interrupt"
-		[ $qd != 128 ] || f=$(batch_check $name $reqs "$bat")
+		[ $REQS -ge 4096 ] || why="${why:+$why; }QD $qd: $REQS requests, not 4096"
+		[ $i0 -gt 0 ] || why="${why:+$why; }QD $qd: no NVMe interrupt"
+		[ $qd != 128 ] || f=$(batch_check $name $REQS "$BATCHES")
 		[ $qd != 128 ] || [ -z "$f" ] || why="${why:+$why; }QD $qd: $f"
 	done
 	f=$(tags_busy "$dev")
@@ -88,8 +106,7 @@ nvme_irq_fault_injection() {
 	fa=/sys/kernel/debug/$dev/fault_inject
 	[ -f $fa/probability ] || { tap_fail $name "no $fa (CONFIG_FAULT_INJECTION_DEBUG_FS)"; rc=1; return; }
 	# what is read must have been written
-	fio --name=fill --filename=/dev/"$dev" --rw=write --bs=1M --size=16M --offset=64M \
-		--direct=1 --ioengine=psync >/dev/null 2>&1
+	fio_fill "$dev" 16M --offset=64M
 	echo 0 >$fa/verbose
 	echo 1 >$fa/interval
 	echo 5 >$fa/probability
@@ -130,7 +147,7 @@ nvme_irq_fault_injection() {
 # requests of both kinds in flight at each switch): the data verifies,
 # no switch hangs, and with none again the completions batch.
 nvme_irq_sched_switch() {
-	local name=nvme_irq_sched_switch dev s p f why= scheds q0 q1 bat n=0
+	local name=nvme_irq_sched_switch dev s p f why= scheds n=0
 	dev=$(nvme_plain) || { tap_fail $name "no NVMe namespace"; rc=1; return; }
 	s=/sys/block/$dev/queue/scheduler
 	scheds=$(tr -d '[]' <$s)
@@ -152,15 +169,10 @@ nvme_irq_sched_switch() {
 	[ $f = 0 ] || why="${why:+$why; }$(fio_failure sched $f)"
 	[ $n = 4 ] || why="${why:+$why; }fio ended after $n of 4 switches"
 	echo none >$s || why="${why:+$why; }cannot set none"
-	q0=$(hctx_queued "$dev")
-	fprof_start blk_mq_end_request_batch
-	irq_fio sched2 "$dev" 128 4M --offset=96M
-	f=$?
-	bat=$(fprof_stop blk_mq_end_request_batch)
-	q1=$(hctx_queued "$dev")
-	echo "# afterwards: fio exit $f, $((q1 - q0)) requests, $bat batches"
-	[ $f = 0 ] || why="${why:+$why; }afterwards: $(fio_failure sched2 $f)"
-	f=$(batch_check $name $((q1 - q0)) "$bat")
+	batched_fio sched2 "$dev" 128 4M --offset=96M
+	echo "# afterwards: fio exit $FIO_RC, $REQS requests, $BATCHES batches"
+	[ $FIO_RC = 0 ] || why="${why:+$why; }afterwards: $(fio_failure sched2 $FIO_RC)"
+	f=$(batch_check $name $REQS "$BATCHES")
 	[ -z "$f" ] || why="${why:+$why; }afterwards: $f"
 	tap_result $name "$why"
 }
@@ -189,24 +201,19 @@ nvme_irq_reset() {
 # its own, the others succeed, so fio counts exactly the reads that hit
 # them.
 nullb_softirq_batched() {
-	local name=nullb_softirq_batched nb why= sch q0 q1 bat f errs first b
-	nb=$(nullb_create sirq irqmode=1 submit_queues=1 size=64 memory_backed=1 2>/dev/null) ||
+	local name=nullb_softirq_batched nb why= sch f errs first b
+	nb=$(nullb_softirq sirq) ||
 		{ tap_fail $name "could not create a null_blk device"; rc=1; return; }
 	fprof_start blk_mq_end_request_batch ||
 		{ tap_fail $name "no ftrace function profiler"; rc=1; nullb_remove sirq; return; }
 	for sch in none mq-deadline; do
 		echo $sch >/sys/block/"$nb"/queue/scheduler ||
 			{ why="${why:+$why; }cannot set $sch"; continue; }
-		q0=$(hctx_queued "$nb")
-		fprof_start blk_mq_end_request_batch
-		irq_fio sirq-$sch "$nb" 128 16M
-		f=$?
-		bat=$(fprof_stop blk_mq_end_request_batch)
-		q1=$(hctx_queued "$nb")
-		echo "# $sch: fio exit $f, $((q1 - q0)) requests, $bat batches"
-		[ $f = 0 ] || { why="${why:+$why; }$sch: $(fio_failure sirq-$sch $f)"; continue; }
+		batched_fio sirq-$sch "$nb" 128 16M
+		echo "# $sch: fio exit $FIO_RC, $REQS requests, $BATCHES batches"
+		[ $FIO_RC = 0 ] || { why="${why:+$why; }$sch: $(fio_failure sirq-$sch $FIO_RC)"; continue; }
 		if [ $sch = none ]; then
-			f=$(batch_check $name $((q1 - q0)) "$bat")
+			f=$(batch_check $name $REQS "$BATCHES")
 			[ -z "$f" ] || why="${why:+$why; }none: $f"
 		fi
 	done
@@ -240,9 +247,8 @@ nullb_softirq_batched() {
 irq_bio_cache() {
 	local name=irq_bio_cache dev nb why= case eng disk n allocs
 	dev=$(nvme_plain) || { tap_fail $name "no NVMe namespace"; rc=1; return; }
-	nb=$(nullb_create bcache irqmode=1 submit_queues=1 size=64 memory_backed=1 2>/dev/null) ||
+	nb=$(nullb_softirq bcache) ||
 		{ tap_fail $name "could not create a null_blk device"; rc=1; return; }
-	echo none >/sys/block/"$nb"/queue/scheduler
 	for case in io_uring:$dev libaio:$dev io_uring:$nb; do
 		eng=${case%%:*} disk=${case#*:}
 		fprof_start bio_alloc_bioset ||

@@ -285,6 +285,15 @@ wait_until() {
 	done
 }
 
+# fio_fill DEV SIZE [FIO-OPTIONS...]: DEV's first SIZE (after --offset,
+# if given) written in 1 MiB blocks, so that later reads read written data
+fio_fill() {
+	local dev=$1 size=$2
+	shift 2
+	fio --name=fill --filename=/dev/"$dev" --rw=write --bs=1M --size="$size" \
+		--direct=1 --ioengine=psync "$@" >/dev/null 2>&1
+}
+
 # fio_verify NAME DEV HIPRI FIO-OPTIONS...: 4k random writes then a crc32c
 # verify read on /dev/DEV through io_uring (polled if HIPRI is 1), sized
 # and queued by FIO-OPTIONS; fio's output goes to /tmp/fio-NAME.out

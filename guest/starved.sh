@@ -208,8 +208,7 @@ starved_alloc_counts() {
 		;;
 	*) tap_fail $name "could not create a null_blk device"; rc=1; return ;;
 	esac
-	fio --name=fill --filename=/dev/$d --rw=write --bs=1M --size=64M --direct=1 \
-		--ioengine=psync >/dev/null 2>&1
+	fio_fill "$d" 64M
 	if ! alloc_counts_start; then
 		tap_skip $name "no ftrace function profiler"
 		nullb_remove starved_c
@@ -320,8 +319,7 @@ shared_tags_batched() {
 	b=$(nullb_create shb_b irqmode=1 size=64 memory_backed=1 poll_queues=1 2>/dev/null) ||
 		{ tap_fail $name "second device"; rc=1; nullb_remove shb_a; return; }
 	for d in $a $b; do
-		fio --name=fill --filename=/dev/$d --rw=write --bs=1M --size=16M \
-			--direct=1 --ioengine=psync >/dev/null 2>&1
+		fio_fill "$d" 16M
 	done
 	fprof_start io_wq_worker_sleeping blk_mq_end_request_batch ||
 		{ tap_fail $name "no ftrace function profiler"; rc=1; return; }
