@@ -3,7 +3,8 @@
 # NVMe without poll queues): the NVMe interrupt handler (patch 64) and
 # null_blk's block softirq (patch 65) end what they find as one
 # blk_mq_end_request_batch(), and io_uring's and libaio's bios come from
-# the per-CPU cache that interrupts and softirqs refill (patches 66, 67).
+# the per-CPU cache that interrupts and softirqs refill (patches 66, 67);
+# a softirq raised while issuing runs without ksoftirqd (patch 68).
 # Each case proves its I/O came by interrupt or softirq, that the batches
 # formed (the function profiler's count of blk_mq_end_request_batch()),
 # and that nothing was lost on the way: data verified, every error the
@@ -270,11 +271,98 @@ irq_bio_cache() {
 	tap_result $name "$why"
 }
 
+# block_softirqs: BLOCK_SOFTIRQ runs so far, all CPUs
+block_softirqs() {
+	awk '$1 == "BLOCK:" { for (i = 2; i <= NF; i++) n += $i } END { print n + 0 }' /proc/softirqs
+}
+
+# ksoftirqd_switches: the context switches of the ksoftirqd threads so
+# far, all CPUs (each run of one is a wakeup and a switch to it)
+ksoftirqd_switches() {
+	local p n=0
+	for p in /proc/[0-9]*; do
+		case "$(cat "$p"/comm 2>/dev/null)" in ksoftirqd/*)
+			n=$((n + $(awk '/ctxt_switches:/ { s += $2 } END { print s + 0 }' "$p"/status)))
+		esac
+	done
+	echo $n
+}
+
+# sirq_psync NAME DEV [FIO-OPTIONS...]: one random psync read of each
+# 4 KiB block of DEV's first 16 MiB at QD 1, from CPU 0, errors counted
+# and not fatal; bounded to 120 s, json output in /tmp/fio-NAME.out
+sirq_psync() {
+	local name=$1 dev=$2
+	shift 2
+	run_timed 120 fio --name="$name" --filename=/dev/"$dev" --ioengine=psync \
+		--direct=1 --rw=randread --bs=4k --size=16M --cpus_allowed=0 \
+		--continue_on_error=all "$@" --output-format=json >/tmp/fio-"$name".out 2>&1
+}
+
+# null_blk completed in the block softirq (irqmode=1, one hardware
+# queue, not memory-backed: 5.10's null_blk makes a memory-backed device
+# BLK_MQ_F_BLOCKING, whose ->queue_rq() may sleep and which the change
+# leaves alone), read with psync at QD 1 from CPU 0, under none (issued
+# by fio's task) and mq-deadline (issued by kblockd's worker): each
+# completion raises BLOCK_SOFTIRQ from ->queue_rq() in task context.  It
+# must run as a softirq (the BLOCK count rises by about one per request)
+# without waking ksoftirqd for it: issuing holds bottom halves off and
+# runs the softirq when it turns them back on (patch 68).  5.10 wakes
+# ksoftirqd for every request, and a QD 1 reader sleeps until that
+# thread has run.  Then 8 bad blocks: exactly their 8 reads fail, EIO,
+# so each status still reaches its reader.
+nullb_softirq_no_ksoftirqd() {
+	local name=nullb_softirq_no_ksoftirqd nb why= sch f q0 s0 k0 reqs sirqs ksw errs first b
+	nb=$(nullb_create sinl irqmode=1 submit_queues=1 size=64 memory_backed=0 blocking=0) ||
+		{ tap_fail $name "could not create a null_blk device"; rc=1; return; }
+	for sch in none mq-deadline; do
+		echo $sch >/sys/block/"$nb"/queue/scheduler ||
+			{ why="${why:+$why; }cannot set $sch"; continue; }
+		q0=$(hctx_queued "$nb") s0=$(block_softirqs) k0=$(ksoftirqd_switches)
+		sirq_psync sinl-$sch "$nb"
+		f=$?
+		reqs=$(($(hctx_queued "$nb") - q0))
+		sirqs=$(($(block_softirqs) - s0))
+		ksw=$(($(ksoftirqd_switches) - k0))
+		echo "# $sch: fio exit $f, $reqs requests, $sirqs block softirqs, $ksw ksoftirqd switches"
+		errs=$(fio_json sinl-$sch total_err)
+		if [ $f != 0 ] || [ "$errs" != 0 ]; then
+			why="${why:+$why; }$sch: fio exit $f, ${errs:-no count of} errors"
+		elif [ $reqs -lt 4096 ]; then
+			why="${why:+$why; }$sch: $reqs requests, not 4096"
+		elif [ $sirqs -lt $((reqs / 2)) ]; then
+			why="${why:+$why; }$sch: $sirqs block softirqs for $reqs requests"
+		elif [ $ksw -gt $((reqs / 16)) ]; then
+			why="${why:+$why; }$sch: ksoftirqd switched $ksw times for $reqs requests"
+		fi
+	done
+	# 8 bad 4 KiB blocks, 2 MiB apart; a read covers each block once
+	echo none >/sys/block/"$nb"/queue/scheduler
+	for b in 0 1 2 3 4 5 6 7; do
+		echo "+$((b * 4096 + 8))-$((b * 4096 + 15))" >/sys/kernel/config/nullb/sinl/badblocks ||
+			why="${why:+$why; }cannot set bad blocks"
+	done
+	sirq_psync sinl-bad "$nb"
+	f=$?
+	errs=$(fio_json sinl-bad total_err) first=$(fio_json sinl-bad first_error)
+	echo "# bad blocks: fio exit $f, $errs errors (first errno $first), 8 bad blocks"
+	if [ "$errs" != 8 ]; then
+		why="${why:+$why; }fio saw ${errs:-no} errors, not 8, on 8 bad blocks (exit $f)"
+	elif [ "$first" != 5 ]; then
+		why="${why:+$why; }the first error was errno $first, not EIO"
+	fi
+	f=$(tags_busy "$nb")
+	[ "$f" = 0 ] || why="${why:+$why; }$f tags still busy"
+	run_timed 30 nullb_remove sinl || why="${why:+$why; }removing the device hung or failed"
+	tap_result $name "$why"
+}
+
 irq_batch_tests() {
 	nvme_irq_batched_verify
 	nvme_irq_fault_injection
 	nvme_irq_sched_switch
 	nvme_irq_reset
 	nullb_softirq_batched
+	nullb_softirq_no_ksoftirqd
 	irq_bio_cache
 }
