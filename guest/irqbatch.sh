@@ -306,10 +306,9 @@ sirq_psync() {
 # by fio's task) and mq-deadline (issued by kblockd's worker): each
 # completion raises BLOCK_SOFTIRQ from ->queue_rq() in task context.  It
 # must run as a softirq (the BLOCK count rises by about one per request)
-# without waking ksoftirqd for it: issuing holds bottom halves off and
-# runs the softirq when it turns them back on (patch 68).  5.10 wakes
-# ksoftirqd for every request, and a QD 1 reader sleeps until that
-# thread has run.  Then 8 bad blocks: exactly their 8 reads fail, EIO,
+# without waking ksoftirqd for it: the end of the issue runs it
+# (patch 68).  5.10 wakes ksoftirqd for every request, and a QD 1
+# reader sleeps until that thread has run.  Then 8 bad blocks: exactly their 8 reads fail, EIO,
 # so each status still reaches its reader.
 nullb_softirq_no_ksoftirqd() {
 	local name=nullb_softirq_no_ksoftirqd nb why= sch f q0 s0 k0 reqs sirqs ksw errs first b
