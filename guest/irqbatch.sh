@@ -195,6 +195,35 @@ nvme_irq_reset() {
 	tap_result $name "$why"
 }
 
+# badblocks_reads NULLB DEV QD [FIO-OPTIONS...]: 8 bad 4 KiB blocks, 2 MiB
+# apart, on the null_blk NULLB (configfs name, disk DEV), scheduler none,
+# then one random read of each block of its first 16 MiB at QD
+# (irq_reads): exactly the 8 reads of a bad block must fail, the first
+# with EIO.  Prints what went wrong, nothing if all went right; its
+# "# " lines go to stderr.
+badblocks_reads() {
+	local nb=$1 dev=$2 qd=$3 b f errs first
+	shift 3
+	echo none >/sys/block/"$dev"/queue/scheduler
+	for b in 0 1 2 3 4 5 6 7; do
+		echo "+$((b * 4096 + 8))-$((b * 4096 + 15))" >/sys/kernel/config/nullb/"$nb"/badblocks ||
+			{ echo "cannot set bad blocks"; return; }
+	done
+	irq_reads "$nb"-bad "$dev" "$qd" 16M "$@"
+	f=$?
+	errs=$(fio_json "$nb"-bad total_err) first=$(fio_json "$nb"-bad first_error)
+	echo "# bad blocks: fio exit $f, $errs errors (first errno $first), 8 bad blocks" >&2
+	if [ "$errs" != 8 ]; then
+		grep -m3 -i "error" /tmp/fio-"$nb"-bad.out | sed 's/^/# /' >&2
+		echo "fio saw ${errs:-no} errors, not 8, on 8 bad blocks (exit $f)"
+	elif [ "$first" != 5 ]; then
+		echo "the first error was errno $first, not EIO"
+	fi
+}
+
+# the reads of nullb_softirq_no_ksoftirqd: psync at QD 1, from CPU 0
+SIRQ_PSYNC="--ioengine=psync --cpus_allowed=0"
+
 # null_blk with irqmode=1 and one submit queue completes in the block
 # softirq.  With no scheduler the softirq's requests end in batches
 # (patch 65's ->complete_batched), under mq-deadline one by one; both
@@ -202,7 +231,7 @@ nvme_irq_reset() {
 # its own, the others succeed, so fio counts exactly the reads that hit
 # them.
 nullb_softirq_batched() {
-	local name=nullb_softirq_batched nb why= sch f errs first b
+	local name=nullb_softirq_batched nb why= sch f
 	nb=$(nullb_softirq sirq) ||
 		{ tap_fail $name "could not create a null_blk device"; rc=1; return; }
 	fprof_start blk_mq_end_request_batch ||
@@ -218,22 +247,8 @@ nullb_softirq_batched() {
 			[ -z "$f" ] || why="${why:+$why; }none: $f"
 		fi
 	done
-	# 8 bad 4 KiB blocks, 2 MiB apart; a read covers each block once
-	echo none >/sys/block/"$nb"/queue/scheduler
-	for b in 0 1 2 3 4 5 6 7; do
-		echo "+$((b * 4096 + 8))-$((b * 4096 + 15))" >/sys/kernel/config/nullb/sirq/badblocks ||
-			why="${why:+$why; }cannot set bad blocks"
-	done
-	irq_reads sirq-bad "$nb" 128 16M
-	f=$?
-	errs=$(fio_json sirq-bad total_err) first=$(fio_json sirq-bad first_error)
-	echo "# bad blocks: fio exit $f, $errs errors (first errno $first), 8 bad blocks"
-	if [ "$errs" != 8 ]; then
-		why="${why:+$why; }fio saw ${errs:-no} errors, not 8, on 8 bad blocks (exit $f)"
-		grep -m3 -i "error" /tmp/fio-sirq-bad.out | sed 's/^/# /'
-	elif [ "$first" != 5 ]; then
-		why="${why:+$why; }the first error was errno $first, not EIO"
-	fi
+	f=$(badblocks_reads sirq "$nb" 128)
+	[ -z "$f" ] || why="${why:+$why; }$f"
 	f=$(tags_busy "$nb")
 	[ "$f" = 0 ] || why="${why:+$why; }$f tags still busy"
 	run_timed 30 nullb_remove sirq || why="${why:+$why; }removing the device hung or failed"
@@ -288,17 +303,6 @@ ksoftirqd_switches() {
 	echo $n
 }
 
-# sirq_psync NAME DEV [FIO-OPTIONS...]: one random psync read of each
-# 4 KiB block of DEV's first 16 MiB at QD 1, from CPU 0, errors counted
-# and not fatal; bounded to 120 s, json output in /tmp/fio-NAME.out
-sirq_psync() {
-	local name=$1 dev=$2
-	shift 2
-	run_timed 120 fio --name="$name" --filename=/dev/"$dev" --ioengine=psync \
-		--direct=1 --rw=randread --bs=4k --size=16M --cpus_allowed=0 \
-		--continue_on_error=all "$@" --output-format=json >/tmp/fio-"$name".out 2>&1
-}
-
 # null_blk completed in the block softirq (irqmode=1, one hardware
 # queue, not memory-backed: 5.10's null_blk makes a memory-backed device
 # BLK_MQ_F_BLOCKING, whose ->queue_rq() may sleep and which the change
@@ -311,14 +315,14 @@ sirq_psync() {
 # reader sleeps until that thread has run.  Then 8 bad blocks: exactly their 8 reads fail, EIO,
 # so each status still reaches its reader.
 nullb_softirq_no_ksoftirqd() {
-	local name=nullb_softirq_no_ksoftirqd nb why= sch f q0 s0 k0 reqs sirqs ksw errs first b
+	local name=nullb_softirq_no_ksoftirqd nb why= sch f q0 s0 k0 reqs sirqs ksw errs
 	nb=$(nullb_create sinl irqmode=1 submit_queues=1 size=64 memory_backed=0 blocking=0) ||
 		{ tap_fail $name "could not create a null_blk device"; rc=1; return; }
 	for sch in none mq-deadline; do
 		echo $sch >/sys/block/"$nb"/queue/scheduler ||
 			{ why="${why:+$why; }cannot set $sch"; continue; }
 		q0=$(hctx_queued "$nb") s0=$(block_softirqs) k0=$(ksoftirqd_switches)
-		sirq_psync sinl-$sch "$nb"
+		irq_reads sinl-$sch "$nb" 1 16M $SIRQ_PSYNC
 		f=$?
 		reqs=$(($(hctx_queued "$nb") - q0))
 		sirqs=$(($(block_softirqs) - s0))
@@ -335,21 +339,8 @@ nullb_softirq_no_ksoftirqd() {
 			why="${why:+$why; }$sch: ksoftirqd switched $ksw times for $reqs requests"
 		fi
 	done
-	# 8 bad 4 KiB blocks, 2 MiB apart; a read covers each block once
-	echo none >/sys/block/"$nb"/queue/scheduler
-	for b in 0 1 2 3 4 5 6 7; do
-		echo "+$((b * 4096 + 8))-$((b * 4096 + 15))" >/sys/kernel/config/nullb/sinl/badblocks ||
-			why="${why:+$why; }cannot set bad blocks"
-	done
-	sirq_psync sinl-bad "$nb"
-	f=$?
-	errs=$(fio_json sinl-bad total_err) first=$(fio_json sinl-bad first_error)
-	echo "# bad blocks: fio exit $f, $errs errors (first errno $first), 8 bad blocks"
-	if [ "$errs" != 8 ]; then
-		why="${why:+$why; }fio saw ${errs:-no} errors, not 8, on 8 bad blocks (exit $f)"
-	elif [ "$first" != 5 ]; then
-		why="${why:+$why; }the first error was errno $first, not EIO"
-	fi
+	f=$(badblocks_reads sinl "$nb" 1 $SIRQ_PSYNC)
+	[ -z "$f" ] || why="${why:+$why; }$f"
 	f=$(tags_busy "$nb")
 	[ "$f" = 0 ] || why="${why:+$why; }$f tags still busy"
 	run_timed 30 nullb_remove sinl || why="${why:+$why; }removing the device hung or failed"
