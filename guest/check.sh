@@ -1,5 +1,5 @@
 # make check, in the guest: "check.sh BOOT" (poll, nopoll, mpath,
-# starved, dbbuf, eagain; eagain-mpath for make eagain-matrix): the
+# starved, dbbuf, swiotlb, eagain; eagain-mpath for make eagain-matrix): the
 # devices BOOT asked for, the KUnit results,
 # the iopoll kselftests, then (with a plain NVMe namespace that polls) a
 # fio io_uring hipri write+verify job that must have run on the poll
@@ -15,6 +15,7 @@ boot=${1:-poll}
 . /fp/acct.sh
 . /fp/eagain.sh
 . /fp/irqbatch.sh
+. /fp/dmamap.sh
 
 echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
@@ -73,6 +74,14 @@ if [ "$boot" = eagain-mpath ]; then
 	exit $rc
 fi
 
+# "check.sh swiotlb": swiotlb=force, so that no DMA mapping of the NVMe
+# may skip its unmap: the scatterlist path of multi-page requests
+if [ "$boot" = swiotlb ]; then
+	echo "== NVMe data mapping with every mapping bounced (swiotlb=force)"
+	nvme_map_verify "$(nvme_plain)"
+	exit $rc
+fi
+
 # "check.sh dbbuf": the NVMe with its shadow doorbell buffer on (the
 # harness keeps it off in the other boots: docs/emulator.md)
 if [ "$boot" = dbbuf ]; then
@@ -122,6 +131,7 @@ if [ "$boot" = poll ]; then
 		dsync_polled_write "$pdev"
 		io_poll_toggle_under_io
 		large_polled_verify "$pdev"
+		nvme_map_verify "$pdev"
 		acct_tests "$pdev"
 	else
 		tap_fail polled_rcu_stress "no plain NVMe namespace"
@@ -133,6 +143,8 @@ fi
 if [ "$boot" = nopoll ]; then
 	echo "== batched completion without polling: NVMe interrupts, null_blk softirq"
 	irq_batch_tests
+	echo "== NVMe data mapping by interrupt"
+	nvme_map_verify "$(nvme_plain)"
 fi
 if [ "$boot" = mpath ]; then
 	mpath_head_io

@@ -222,6 +222,10 @@ for label in "${labels[@]}"; do
 			# (docs/emulator.md): that path under batched polling
 			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \
 				--append "nvme.qemu_shadow_doorbells=1" || boots_failed+=("$label dbbuf")
+			# every DMA mapping bounced: NVMe requests larger than two
+			# pages take the scatterlist path (guest/dmamap.sh)
+			stage "$label: NVMe with swiotlb=force" boot "$label" swiotlb --poll-queues 1 \
+				--append "swiotlb=force" || boots_failed+=("$label swiotlb")
 			# one tag per NVMe queue and a null_blk tag set of 2 that its
 			# devices share: the CQEs that end with -EAGAIN, counted
 			stage "$label: -EAGAIN matrix (one-tag NVMe queues, shared null_blk tags)" \

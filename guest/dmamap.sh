@@ -1,0 +1,75 @@
+# The data mapping of NVMe requests larger than two pages (patches
+# 0070-0072).  When dma_need_unmap() is false for the controller
+# (dma-direct, coherent, 64-bit mask, no swiotlb=force, no
+# DMA_API_DEBUG), nvme-pci writes the PRPs from the bvecs and never calls
+# dma_map_sg_attrs() for data; otherwise (swiotlb=force, the debug
+# kernel) the scatterlist path maps them.  Either way, write+verify of
+# every size from 512 B to 1 MiB at 512-byte steps, from page-aligned
+# buffers and from buffers 512 bytes into a page (PRP1 with an offset,
+# a short last page), polled where the namespace polls and by interrupt,
+# with plain and registered buffers, must pass, and the PRP list pools
+# must hold no more pages afterwards than before.  SGLs are switched off
+# for it (nvme.sgl_threshold=0): QEMU's NVMe has them, and a request whose
+# segments average 32 KiB or more would take the scatterlist path for
+# its SGL whatever the DMA setup.
+
+# the in-use count of the controller's PRP list pools ("prp list page",
+# "prp list 256"), from /sys/bus/pci/devices/*/pools
+nvme_prp_in_use() {
+	local p
+	p=$(readlink -f "/sys/block/$1/device/device")/pools
+	[ -r "$p" ] || { echo "?"; return; }
+	awk '/^prp list/ { n += $(NF - 3) } END { print n + 0 }' "$p"
+}
+
+nvme_map_verify() {
+	local dev=$1 want=bvec why= poll p0 p1 n f job h fb al off=0 sgl
+	local sp=/sys/module/nvme/parameters/sgl_threshold
+	if ! grep -q " dma_need_unmap$" /proc/kallsyms; then
+		tap_skip nvme_map_verify "no dma_need_unmap() in this kernel"
+		return
+	fi
+	grep -qw "swiotlb=force" /proc/cmdline && want=sg
+	[ -d /sys/kernel/debug/dma-api ] && want=sg
+	poll=$(cat /sys/block/$dev/queue/io_poll)
+	p0=$(nvme_prp_in_use "$dev")
+	sgl=$(cat $sp 2>/dev/null) && echo 0 >$sp || {
+		tap_fail nvme_map_verify "cannot switch SGLs off ($sp)"
+		rc=1
+		return
+	}
+	fprof_start dma_map_sg_attrs || {
+		echo "$sgl" >$sp
+		tap_fail nvme_map_verify "no function profiler on dma_map_sg_attrs"
+		rc=1
+		return
+	}
+	# HIPRI FIXEDBUFS BUFFER-OFFSET
+	for job in "1 0 0" "0 0 512" "1 1 512" "0 1 0"; do
+		set -- $job
+		h=$1 fb=$2 al=$3
+		[ "$poll" = 1 ] || h=0
+		run_timed 300 fio --name=map --filename=/dev/$dev --ioengine=io_uring \
+			--hipri=$h --fixedbufs=$fb --iomem_align=$al --direct=1 \
+			--rw=randwrite --bsrange=512-1m --size=16M \
+			--offset=$((160 + off))M --iodepth=16 --iodepth_batch_submit=4 \
+			--verify=crc32c --verify_fatal=1 --do_verify=1 \
+			--output-format=terse >/tmp/fio-map.out 2>&1
+		f=$?
+		echo "# hipri $h fixedbufs $fb buffer offset $al: fio exit $f"
+		[ $f = 0 ] || why="${why:+$why; }hipri $h fixedbufs $fb offset $al: $(fio_failure map $f)"
+		off=$((off + 16))
+	done
+	n=$(fprof_stop dma_map_sg_attrs)
+	echo "$sgl" >$sp
+	p1=$(nvme_prp_in_use "$dev")
+	echo "# /dev/$dev (io_poll $poll): expected the $want path; dma_map_sg_attrs calls $n; PRP list pages in use $p0 -> $p1"
+	if [ "$want" = bvec ] && [ "$n" != 0 ]; then
+		why="${why:+$why; }$n dma_map_sg_attrs calls where the bvecs should be mapped"
+	elif [ "$want" = sg ] && [ "$n" = 0 ]; then
+		why="${why:+$why; }no dma_map_sg_attrs call: the scatterlist path did not run"
+	fi
+	[ "$p0" != "?" ] && [ "$p0" = "$p1" ] ||
+		why="${why:+$why; }PRP list pages in use $p0 before, $p1 after"
+	tap_result nvme_map_verify "$why"
+}
