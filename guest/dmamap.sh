@@ -44,22 +44,19 @@ nvme_map_verify() {
 		rc=1
 		return
 	}
-	# HIPRI FIXEDBUFS BUFFER-OFFSET RW BS QD BATCH MIB: random sizes, then 512-byte
-	# sequential I/O from fio's back-to-back buffers, submitted 32 at a
-	# time, whose bios the plug merges into one request wherever they
-	# are physically contiguous, page-aligned or not
+	# HIPRI FIXEDBUFS BUFFER-OFFSET RW BS QD BATCH MIB: random sizes, then
+	# 512-byte sequential I/O from fio's back-to-back buffers, submitted
+	# 32 at a time, whose bios the plug merges into one request wherever
+	# they are physically contiguous, page-aligned or not
 	for job in "1 0 0 randwrite 512-1m 16 4 16" "0 0 512 randwrite 512-1m 16 4 16" \
 		"1 1 512 randwrite 512-1m 16 4 16" "0 1 0 randwrite 512-1m 16 4 16" \
 		"1 0 0 write 512-512 32 32 2" "0 1 0 write 512-512 32 32 2"; do
 		set -- $job
 		h=$1 fb=$2 al=$3
 		[ "$poll" = 1 ] || h=0
-		run_timed 300 fio --name=map --filename=/dev/$dev --ioengine=io_uring \
-			--hipri=$h --fixedbufs=$fb --iomem_align=$al --direct=1 \
+		run_timed 300 fio_verify map "$dev" $h --fixedbufs=$fb --iomem_align=$al \
 			--rw=$4 --bsrange=$5 --size=$8M --offset=$((160 + off))M \
-			--iodepth=$6 --iodepth_batch_submit=$7 \
-			--verify=crc32c --verify_fatal=1 --do_verify=1 \
-			--output-format=terse >/tmp/fio-map.out 2>&1
+			--iodepth=$6 --iodepth_batch_submit=$7
 		f=$?
 		echo "# hipri $h fixedbufs $fb buffer offset $al $4 $5: fio exit $f"
 		[ $f = 0 ] || why="${why:+$why; }hipri $h fixedbufs $fb offset $al $4 $5: $(fio_failure map $f)"
