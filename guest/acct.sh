@@ -18,20 +18,23 @@ fio_read_runtime_ms() {
 # no_inflight DEV: nothing of DEV in flight (/sys/block/DEV/stat)
 no_inflight() { [ "$(stat_field "$1" 9)" = 0 ]; }
 
-# acct_exact NAME DEV HIPRI OFFSET: a verified fio io_uring job of 4 KiB
-# random writes and their read-back over 8 MiB of DEV at OFFSET (2048
-# I/Os each way, polled if HIPRI is 1); then, from /sys/block/DEV/stat:
-# requests + merges = 2048 reads and 2048 writes, 16384 sectors each way,
-# nothing in flight, and time fields that moved.  With HIPRI=1 the
-# I/O must have run on the poll hctx.
+# acct_exact NAME DEV HIPRI OFFSET [RW]: a verified fio io_uring job of
+# 4 KiB writes (RW: randwrite, the default, or write) and their read-back
+# over 8 MiB of DEV at OFFSET (2048 I/Os each way, polled if HIPRI is 1);
+# then, from /sys/block/DEV/stat: requests + merges = 2048 reads and 2048
+# writes, 16384 sectors each way, nothing in flight, and time fields
+# that moved.  With HIPRI=1 the I/O must have run on the poll hctx.
+# With RW=write, 32 sequential bios submitted at once, the plug must
+# have merged some of them in each direction.
 acct_exact() {
-	local name=$1 dev=$2 hipri=$3 off=$4 why= frc q0 q1
+	local name=$1 dev=$2 hipri=$3 off=$4 rw=${5:-randwrite} why= frc q0 q1
 	set -- $(cat /sys/block/$dev/stat)
 	local r0=$1 rm0=$2 rs0=$3 rt0=$4 w0=$5 wm0=$6 ws0=$7 wt0=$8 io0=${10}
 	q0=$(hctx_queued "$dev" poll)
 	run_timed 120 fio --name="$name" --filename=/dev/$dev --ioengine=io_uring \
-		--hipri="$hipri" --direct=1 --rw=randwrite --bs=4k --offset="$off" --size=8M \
-		--iodepth=32 --iodepth_batch_submit=8 --iodepth_batch_complete_min=1 \
+		--hipri="$hipri" --direct=1 --rw="$rw" --bs=4k --offset="$off" --size=8M \
+		--iodepth=32 --iodepth_batch_submit=$([ "$rw" = write ] && echo 32 || echo 8) \
+		--iodepth_batch_complete_min=1 \
 		--verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output-format=terse >/tmp/fio-$name.out 2>&1
 	frc=$?
@@ -48,6 +51,10 @@ acct_exact() {
 	[ $(($5 - w0 + $6 - wm0)) = 2048 ] || why="${why:+$why; }writes + merges +$(($5 - w0 + $6 - wm0)), not 2048"
 	[ $(($3 - rs0)) = 16384 ] || why="${why:+$why; }sectors read +$(($3 - rs0)), not 16384"
 	[ $(($7 - ws0)) = 16384 ] || why="${why:+$why; }sectors written +$(($7 - ws0)), not 16384"
+	if [ "$rw" = write ]; then
+		[ $(($2 - rm0)) -gt 0 ] || why="${why:+$why; }no read merged"
+		[ $(($6 - wm0)) -gt 0 ] || why="${why:+$why; }no write merged"
+	fi
 	[ $(($4 - rt0)) -gt 0 ] && [ $(($8 - wt0)) -gt 0 ] && [ $((${10} - io0)) -gt 0 ] ||
 		why="${why:+$why; }time fields did not move"
 	if [ "$hipri" = 1 ] && [ $((q1 - q0)) -lt 4096 ]; then
@@ -96,9 +103,11 @@ acct_tests() {
 		{ tap_fail acct_nullb "could not create a null_blk device"; rc=1; return; }
 	acct_exact acct_nullb_polled "$nb" 1 0
 	acct_exact acct_nullb_irq "$nb" 0 16M
+	acct_exact acct_nullb_polled_merged "$nb" 1 24M write
 	nullb_remove acct || { tap_fail acct_nullb_remove; rc=1; }
 	acct_exact acct_nvme_polled "$nvme" 1 200M
 	acct_exact acct_nvme_irq "$nvme" 0 208M
+	acct_exact acct_nvme_polled_merged "$nvme" 1 216M write
 	acct_time_stamps acct_time_stamps_plugged 1
 	acct_time_stamps acct_time_stamps_limited_plugging 2
 }
