@@ -27,14 +27,15 @@ no_inflight() { [ "$(stat_field "$1" 9)" = 0 ]; }
 # With RW=write, 32 sequential bios submitted at once, the plug must
 # have merged some of them in each direction.
 acct_exact() {
-	local name=$1 dev=$2 hipri=$3 off=$4 rw=${5:-randwrite} why= frc q0 q1
+	local name=$1 dev=$2 hipri=$3 off=$4 rw=${5:-randwrite} batch=8 why= frc q0 q1
+	# a plug of 32 sequential bios is what the merge checks need
+	if [ "$rw" = write ]; then batch=32; fi
 	set -- $(cat /sys/block/$dev/stat)
 	local r0=$1 rm0=$2 rs0=$3 rt0=$4 w0=$5 wm0=$6 ws0=$7 wt0=$8 io0=${10}
 	q0=$(hctx_queued "$dev" poll)
 	run_timed 120 fio --name="$name" --filename=/dev/$dev --ioengine=io_uring \
 		--hipri="$hipri" --direct=1 --rw="$rw" --bs=4k --offset="$off" --size=8M \
-		--iodepth=32 --iodepth_batch_submit=$([ "$rw" = write ] && echo 32 || echo 8) \
-		--iodepth_batch_complete_min=1 \
+		--iodepth=32 --iodepth_batch_submit=$batch --iodepth_batch_complete_min=1 \
 		--verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output-format=terse >/tmp/fio-$name.out 2>&1
 	frc=$?
