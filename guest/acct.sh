@@ -72,8 +72,10 @@ acct_exact() {
 # requests' times) can be at most about that many times the run time.
 # A start time cached for the whole submission makes the 1024th read
 # count the time since the first: some 500 times the run time.
-# SUBMIT_QUEUES 1: the plugged path, flushed every 32 or 64 requests;
-# 2: limited plugging, which issues each request directly.
+# SUBMIT_QUEUES 1: one hardware queue; 2: two.  Either way the plug is
+# flushed every 32 requests, to null_blk's ->queue_rqs().  Before patch
+# 77 two queues took limited plugging, which issues each request directly
+# and flushes the plug only at the end of the submission.
 acct_time_stamps() {
 	local name=$1 nb rt0 rt1 run why= frc n0 n1
 	nb=$(nullb_create "ts$2" irqmode=0 submit_queues="$2" hw_queue_depth=64 size=1024) ||
@@ -110,5 +112,5 @@ acct_tests() {
 	acct_exact acct_nvme_irq "$nvme" 0 208M
 	acct_exact acct_nvme_polled_merged "$nvme" 1 216M write
 	acct_time_stamps acct_time_stamps_plugged 1
-	acct_time_stamps acct_time_stamps_limited_plugging 2
+	acct_time_stamps acct_time_stamps_two_queues 2
 }

@@ -16,6 +16,7 @@ boot=${1:-poll}
 . /fp/eagain.sh
 . /fp/irqbatch.sh
 . /fp/dmamap.sh
+. /fp/queuerqs.sh
 
 echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
@@ -119,6 +120,9 @@ if [ "$boot" = poll ]; then
 	killed_with_polled_io
 	killed_with_iowq_polled_io
 	nullb_bad_config
+	echo "== a plug's requests in one ->queue_rqs() call (null_blk)"
+	nullb_queue_rqs
+	nullb_queue_rqs_throttled
 	echo "== no spurious -EAGAIN: split and multi-bio NOWAIT I/O, throttled I/O"
 	nowait_split_no_eagain
 	nowait_uapi_large

@@ -1,0 +1,128 @@
+# A plug's requests handed to null_blk's ->queue_rqs() in one call, in
+# the guest (sourced by check.sh after lib.sh and starved.sh; the poll
+# boot).  Each case proves that the calls happened and carried batches
+# (the function profiler's count of null_queue_rqs() against the requests
+# the device's hctxs took), that the data came back as written, and that
+# no tag was left busy; polled I/O must have been counted on the poll
+# hctx.  Under an elevator no request may go that way.  A device
+# throttled by null_blk's mbps refuses part of each batch
+# (BLK_STS_DEV_RESOURCE): those requests must be issued again the usual
+# way (blk_mq_sched_insert_requests()) and nothing may be lost.  Sets
+# rc=1 on a failure.
+
+# qrs_fio NAME DEV HIPRI SIZE: write + verify of SIZE at QD 32, all 32
+# reaped, then submitted, at once, polled if HIPRI is 1, bounded to 120 s.  Sets QRS_RC (fio's
+# exit status), QRS_CALLS (null_queue_rqs() calls), QRS_INSERTS
+# (blk_mq_sched_insert_requests() calls), QRS_REQS (requests the hctxs of
+# DEV took) and QRS_POLL (those the poll hctx took).
+qrs_fio() {
+	local q0 p0 c
+	q0=$(hctx_queued "$2") p0=$(hctx_queued "$2" poll)
+	fprof_start null_queue_rqs || { QRS_RC=-1; return; }
+	run_timed 120 fio_verify "$1" "$2" "$3" --size="$4" --iodepth=32 \
+		--iodepth_batch_submit=32 --iodepth_batch_complete_min=32
+	QRS_RC=$?
+	c=$(fprof_stop null_queue_rqs blk_mq_sched_insert_requests)
+	QRS_CALLS=${c% *} QRS_INSERTS=${c#* }
+	QRS_REQS=$(($(hctx_queued "$2") - q0))
+	QRS_POLL=$(($(hctx_queued "$2" poll) - p0))
+	echo "# $1 /dev/$2: fio exit $QRS_RC, $QRS_REQS requests ($QRS_POLL polled)," \
+		"$QRS_CALLS null_queue_rqs() calls, $QRS_INSERTS blk_mq_sched_insert_requests() calls"
+}
+
+# qrs_why NAME HIPRI: what is wrong with the last qrs_fio run of a device
+# without an elevator (empty when nothing is)
+qrs_why() {
+	local why=
+	if [ "$QRS_RC" = -1 ]; then
+		echo "no ftrace function profiler on null_queue_rqs"
+		return
+	fi
+	[ "$QRS_RC" = 0 ] || why="$(fio_failure "$1" "$QRS_RC")"
+	[ "$QRS_REQS" -gt 0 ] || why="${why:+$why; }no request counted"
+	# fio's batches of 32 reach the driver as plugs of many requests
+	[ "$QRS_CALLS" -gt 0 ] && [ $((QRS_CALLS * 8)) -le "$QRS_REQS" ] ||
+		why="${why:+$why; }$QRS_CALLS null_queue_rqs() calls for $QRS_REQS requests"
+	[ "$2" = 0 ] || [ "$QRS_POLL" = "$QRS_REQS" ] ||
+		why="${why:+$why; }$QRS_POLL of $QRS_REQS requests on the poll hctx"
+	echo "$why"
+}
+
+# nullb_queue_rqs: polled (irqmode=0, a poll queue) and softirq-completed
+# (irqmode=1) null_blk with two submit queues, none and mq-deadline
+nullb_queue_rqs() {
+	local name=nullb_queue_rqs why= mode nb hipri f
+	if ! grep -qw null_queue_rqs /proc/kallsyms; then
+		tap_skip $name "no null_queue_rqs() in this kernel"
+		return
+	fi
+	for mode in poll softirq; do
+		if [ $mode = poll ]; then
+			hipri=1
+			nb=$(nullb_create qrs-$mode irqmode=0 poll_queues=1 submit_queues=2 \
+				size=64 memory_backed=1)
+		else
+			hipri=0
+			nb=$(nullb_create qrs-$mode irqmode=1 submit_queues=2 size=64 memory_backed=1)
+		fi || { why="${why:+$why; }$mode: could not create a null_blk device"; continue; }
+		echo none >/sys/block/"$nb"/queue/scheduler ||
+			why="${why:+$why; }$mode: cannot set none"
+		qrs_fio qrs-$mode "$nb" $hipri 8M
+		f=$(qrs_why qrs-$mode $hipri)
+		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
+		if echo mq-deadline >/sys/block/"$nb"/queue/scheduler; then
+			qrs_fio qrs-$mode-dl "$nb" $hipri 4M
+			[ "$QRS_RC" = 0 ] ||
+				why="${why:+$why; }$mode, mq-deadline: $(fio_failure qrs-$mode-dl "$QRS_RC")"
+			[ "$QRS_CALLS" = 0 ] ||
+				why="${why:+$why; }$mode, mq-deadline: $QRS_CALLS null_queue_rqs() calls"
+		else
+			why="${why:+$why; }$mode: cannot set mq-deadline"
+		fi
+		f=$(tags_busy "$nb")
+		[ "$f" = 0 ] || why="${why:+$why; }$mode: $f tags still busy"
+		run_timed 30 nullb_remove qrs-$mode ||
+			why="${why:+$why; }$mode: removing the device hung or failed"
+	done
+	tap_result $name "$why"
+}
+
+# nullb_queue_rqs_throttled: the same at 4 MiB/s (mbps=4), polled and by
+# softirq: 8 MiB of writes and reads take 2 s, and every batch that
+# exhausts the budget leaves requests for the usual way
+nullb_queue_rqs_throttled() {
+	local name=nullb_queue_rqs_throttled why= mode nb hipri f t0 t1
+	if ! grep -qw null_queue_rqs /proc/kallsyms; then
+		tap_skip $name "no null_queue_rqs() in this kernel"
+		return
+	fi
+	for mode in poll softirq; do
+		if [ $mode = poll ]; then
+			hipri=1
+			nb=$(nullb_create qrt-$mode irqmode=0 poll_queues=1 submit_queues=2 \
+				size=64 memory_backed=1 mbps=4)
+		else
+			hipri=0
+			nb=$(nullb_create qrt-$mode irqmode=1 submit_queues=2 size=64 \
+				memory_backed=1 mbps=4)
+		fi || { why="${why:+$why; }$mode: could not create a null_blk device"; continue; }
+		echo none >/sys/block/"$nb"/queue/scheduler ||
+			why="${why:+$why; }$mode: cannot set none"
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		qrs_fio qrt-$mode "$nb" $hipri 4M
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		echo "# $mode: $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
+		f=$(qrs_why qrt-$mode $hipri)
+		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
+		[ "$QRS_INSERTS" -gt 0 ] ||
+			why="${why:+$why; }$mode: no refused request issued the usual way"
+		# 8 MiB at 4 MiB/s: the throttle must have held the job back
+		echo "$t0 $t1" | awk '{ exit !($2 - $1 >= 1.5) }' ||
+			why="${why:+$why; }$mode: done in under 1.5 s, not throttled"
+		f=$(tags_busy "$nb")
+		[ "$f" = 0 ] || why="${why:+$why; }$mode: $f tags still busy"
+		run_timed 30 nullb_remove qrt-$mode ||
+			why="${why:+$why; }$mode: removing the device hung or failed"
+	done
+	tap_result $name "$why"
+}
