@@ -14,19 +14,23 @@
 # reaped, then submitted, at once, polled if HIPRI is 1, bounded to 120 s.  Sets QRS_RC (fio's
 # exit status), QRS_CALLS (null_queue_rqs() calls), QRS_INSERTS
 # (blk_mq_sched_insert_requests() calls), QRS_REQS (requests the hctxs of
-# DEV took) and QRS_POLL (those the poll hctx took).
+# DEV took), QRS_POLL (those the poll hctx took) and QRS_T0, QRS_T1 (the
+# job's start and end, seconds of uptime).
 qrs_fio() {
 	local q0 p0 c
 	q0=$(hctx_queued "$2") p0=$(hctx_queued "$2" poll)
 	fprof_start null_queue_rqs || { QRS_RC=-1; return; }
+	QRS_T0=$(cut -d' ' -f1 /proc/uptime)
 	run_timed 120 fio_verify "$1" "$2" "$3" --size="$4" --iodepth=32 \
 		--iodepth_batch_submit=32 --iodepth_batch_complete_min=32
 	QRS_RC=$?
+	QRS_T1=$(cut -d' ' -f1 /proc/uptime)
 	c=$(fprof_stop null_queue_rqs blk_mq_sched_insert_requests)
 	QRS_CALLS=${c% *} QRS_INSERTS=${c#* }
 	QRS_REQS=$(($(hctx_queued "$2") - q0))
 	QRS_POLL=$(($(hctx_queued "$2" poll) - p0))
-	echo "# $1 /dev/$2: fio exit $QRS_RC, $QRS_REQS requests ($QRS_POLL polled)," \
+	echo "# $1 /dev/$2: fio exit $QRS_RC in $(echo "$QRS_T0 $QRS_T1" |
+		awk '{ printf "%.1f", $2 - $1 }') s, $QRS_REQS requests ($QRS_POLL polled)," \
 		"$QRS_CALLS null_queue_rqs() calls, $QRS_INSERTS blk_mq_sched_insert_requests() calls"
 }
 
@@ -48,25 +52,49 @@ qrs_why() {
 	echo "$why"
 }
 
-# nullb_queue_rqs: polled (irqmode=0, a poll queue) and softirq-completed
-# (irqmode=1) null_blk with two submit queues, none and mq-deadline
+# qrs_nullb NAME MODE [ATTR=VALUE...]: a memory-backed null_blk of 64 MiB
+# with two submit queues and no scheduler, polled (MODE poll: irqmode=0
+# and a poll queue) or completed in the block softirq (MODE softirq:
+# irqmode=1), with the ATTRs given; prints its disk name
+qrs_nullb() {
+	local name=$1 mode=$2 nb
+	shift 2
+	if [ "$mode" = poll ]; then
+		set -- irqmode=0 poll_queues=1 "$@"
+	else
+		set -- irqmode=1 "$@"
+	fi
+	nb=$(nullb_create "$name" submit_queues=2 size=64 memory_backed=1 "$@") || return 1
+	echo none >/sys/block/"$nb"/queue/scheduler || { nullb_remove "$name"; return 1; }
+	echo "$nb"
+}
+
+# qrs_end NAME DISK: the device made by qrs_nullb NAME removed; prints what
+# went wrong (tags left busy, a removal that hung or failed)
+qrs_end() {
+	local f why=
+	f=$(tags_busy "$2")
+	[ "$f" = 0 ] || why="$f tags still busy"
+	run_timed 30 nullb_remove "$1" || why="${why:+$why; }removing the device hung or failed"
+	echo "$why"
+}
+
+# qrs_skip NAME: true (and the test skipped) without null_queue_rqs()
+qrs_skip() {
+	grep -qw null_queue_rqs /proc/kallsyms && return 1
+	tap_skip "$1" "no null_queue_rqs() in this kernel"
+}
+
+# nullb_queue_rqs: polled and softirq-completed null_blk, none and
+# mq-deadline
 nullb_queue_rqs() {
 	local name=nullb_queue_rqs why= mode nb hipri f
-	if ! grep -qw null_queue_rqs /proc/kallsyms; then
-		tap_skip $name "no null_queue_rqs() in this kernel"
-		return
-	fi
+	qrs_skip $name && return
 	for mode in poll softirq; do
-		if [ $mode = poll ]; then
-			hipri=1
-			nb=$(nullb_create qrs-$mode irqmode=0 poll_queues=1 submit_queues=2 \
-				size=64 memory_backed=1)
-		else
-			hipri=0
-			nb=$(nullb_create qrs-$mode irqmode=1 submit_queues=2 size=64 memory_backed=1)
-		fi || { why="${why:+$why; }$mode: could not create a null_blk device"; continue; }
-		echo none >/sys/block/"$nb"/queue/scheduler ||
-			why="${why:+$why; }$mode: cannot set none"
+		hipri=0
+		[ $mode = softirq ] || hipri=1
+		nb=$(qrs_nullb qrs-$mode $mode) ||
+			{ why="${why:+$why; }$mode: could not make a null_blk device without a scheduler"; continue; }
 		qrs_fio qrs-$mode "$nb" $hipri 8M
 		f=$(qrs_why qrs-$mode $hipri)
 		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
@@ -79,10 +107,8 @@ nullb_queue_rqs() {
 		else
 			why="${why:+$why; }$mode: cannot set mq-deadline"
 		fi
-		f=$(tags_busy "$nb")
-		[ "$f" = 0 ] || why="${why:+$why; }$mode: $f tags still busy"
-		run_timed 30 nullb_remove qrs-$mode ||
-			why="${why:+$why; }$mode: removing the device hung or failed"
+		f=$(qrs_end qrs-$mode "$nb")
+		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
 	done
 	tap_result $name "$why"
 }
@@ -91,38 +117,23 @@ nullb_queue_rqs() {
 # softirq: 8 MiB of writes and reads take 2 s, and every batch that
 # exhausts the budget leaves requests for the usual way
 nullb_queue_rqs_throttled() {
-	local name=nullb_queue_rqs_throttled why= mode nb hipri f t0 t1
-	if ! grep -qw null_queue_rqs /proc/kallsyms; then
-		tap_skip $name "no null_queue_rqs() in this kernel"
-		return
-	fi
+	local name=nullb_queue_rqs_throttled why= mode nb hipri f
+	qrs_skip $name && return
 	for mode in poll softirq; do
-		if [ $mode = poll ]; then
-			hipri=1
-			nb=$(nullb_create qrt-$mode irqmode=0 poll_queues=1 submit_queues=2 \
-				size=64 memory_backed=1 mbps=4)
-		else
-			hipri=0
-			nb=$(nullb_create qrt-$mode irqmode=1 submit_queues=2 size=64 \
-				memory_backed=1 mbps=4)
-		fi || { why="${why:+$why; }$mode: could not create a null_blk device"; continue; }
-		echo none >/sys/block/"$nb"/queue/scheduler ||
-			why="${why:+$why; }$mode: cannot set none"
-		t0=$(cut -d' ' -f1 /proc/uptime)
+		hipri=0
+		[ $mode = softirq ] || hipri=1
+		nb=$(qrs_nullb qrt-$mode $mode mbps=4) ||
+			{ why="${why:+$why; }$mode: could not make a null_blk device without a scheduler"; continue; }
 		qrs_fio qrt-$mode "$nb" $hipri 4M
-		t1=$(cut -d' ' -f1 /proc/uptime)
-		echo "# $mode: $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s"
 		f=$(qrs_why qrt-$mode $hipri)
 		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
 		[ "$QRS_INSERTS" -gt 0 ] ||
 			why="${why:+$why; }$mode: no refused request issued the usual way"
 		# 8 MiB at 4 MiB/s: the throttle must have held the job back
-		echo "$t0 $t1" | awk '{ exit !($2 - $1 >= 1.5) }' ||
+		echo "$QRS_T0 $QRS_T1" | awk '{ exit !($2 - $1 >= 1.5) }' ||
 			why="${why:+$why; }$mode: done in under 1.5 s, not throttled"
-		f=$(tags_busy "$nb")
-		[ "$f" = 0 ] || why="${why:+$why; }$mode: $f tags still busy"
-		run_timed 30 nullb_remove qrt-$mode ||
-			why="${why:+$why; }$mode: removing the device hung or failed"
+		f=$(qrs_end qrt-$mode "$nb")
+		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
 	done
 	tap_result $name "$why"
 }
