@@ -1,5 +1,5 @@
 # make check, in the guest: "check.sh BOOT" (poll, nopoll, mpath,
-# starved, dbbuf, swiotlb, eagain; eagain-mpath for make eagain-matrix): the
+# starved, dbbuf, swiotlb, eagain, userdisk; eagain-mpath for make eagain-matrix): the
 # devices BOOT asked for, the KUnit results,
 # the iopoll kselftests, then (with a plain NVMe namespace that polls) a
 # fio io_uring hipri write+verify job that must have run on the poll
@@ -17,6 +17,7 @@ boot=${1:-poll}
 . /fp/irqbatch.sh
 . /fp/dmamap.sh
 . /fp/queuerqs.sh
+. /fp/userdisk.sh
 
 echo "== devices of the $boot boot"
 # "kselftests" (make bisect-check at the end of each part of the series):
@@ -91,6 +92,24 @@ if [ "$boot" = dbbuf ]; then
 	exit $rc
 fi
 
+# "check.sh userdisk": an NVMe that holds a user's data (a partition
+# table, a mounted ext4): the kselftests must leave it alone
+if [ "$boot" = userdisk ]; then
+	echo "== the iopoll kselftest on a disk it was not given"
+	userdisk_refused
+	exit $rc
+fi
+
+# The kselftests write only to the devices named to them: this boot's
+# scratch NVMe, a multipath head in the mpath boot, a plain namespace in
+# the others
+if [ "$boot" = mpath ]; then
+	IOPOLL_MPATH_DEV=/dev/$(mpath_head)
+	export IOPOLL_MPATH_DEV
+elif d=$(nvme_plain); then
+	IOPOLL_DEV=/dev/$d
+	export IOPOLL_DEV
+fi
 echo "== kselftest iopoll"
 /fp/iopoll_test || rc=1
 echo "== kselftest iopoll: uring_test"

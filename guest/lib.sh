@@ -52,7 +52,7 @@ hctx_count() {
 devices_check() {
 	local d h n
 	case $1 in
-	poll | starved | nopoll | dbbuf | swiotlb | eagain)
+	poll | starved | nopoll | dbbuf | swiotlb | eagain | userdisk)
 		d=$(nvme_plain)
 		if [ -z "$d" ]; then
 			tap_fail dev_nvme "no plain NVMe namespace"

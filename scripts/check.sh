@@ -3,6 +3,7 @@
 # (the KASAN and lockdep build of configs/debug.config; CHECK_LABELS to
 # choose others, e.g. "base patched"), boot each on two vCPUs with NVMe
 # poll queues, with an NVMe multipath subsystem and without poll queues,
+# with a user's partitions on the NVMe (the kselftest must refuse it),
 # tag-starved, and with liburing's tests (the debug build: the poll,
 # multipath and tag-starved boots only), compare each boot's results
 # with its manifest (guest/expected/), write the mails and send them with
@@ -218,6 +219,13 @@ for label in "${labels[@]}"; do
 		if ((${#dbg[@]} == 0)); then
 			stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
 				boots_failed+=("$label nopoll")
+			# an NVMe holding a user's partitions and a mounted ext4,
+			# its namespace shared by two controllers and shown as two
+			# disks (multipathing off): the kselftest must refuse it
+			# (guest/userdisk.sh)
+			stage "$label: the kselftest on a user's disk" boot "$label" userdisk \
+				--mpath --poll-queues 1 --disk-mb 64 --append "nvme_core.multipath=0" ||
+				boots_failed+=("$label userdisk")
 			# the harness turns QEMU's shadow doorbells off but here
 			# (docs/emulator.md): that path under batched polling
 			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \

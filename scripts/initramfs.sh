@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # initramfs.sh: the guest's base image, made once from Debian packages and
-# cached by their versions: busybox-static, fio, e2fsprogs' mke2fs,
-# losetup (package mount: busybox's has no --direct-io) and dmsetup, with
-# the libraries they link.  Prints its path.  The per-run files (tests, probes, the command)
-# go into a second, small cpio that vm.sh appends.
+# cached by their versions: busybox-static, fio, e2fsprogs' mke2fs and
+# e2fsck, losetup (package mount: busybox's has no --direct-io), dmsetup
+# and sfdisk (package fdisk), with the libraries they link.  Prints its
+# path.  The per-run files (tests, probes, the command) go into a second,
+# small cpio that vm.sh appends.
 . "$(dirname "$0")/lib.sh"
 
 need_pkgs "${FP_PKGS_GUEST[@]}" cpio
-key=$( (cat "$FP_TOP/guest/init" "$0"; dpkg-query -W busybox-static fio e2fsprogs mount dmsetup) | sha256sum | cut -c1-12)
+key=$( (cat "$FP_TOP/guest/init" "$0"; dpkg-query -W busybox-static fio e2fsprogs mount dmsetup fdisk) | sha256sum | cut -c1-12)
 img=$FP_CACHE/initramfs/base-$key.cpio
 if [[ ! -f $img ]]; then
 	log "making the guest base image ($img)"
@@ -16,9 +17,10 @@ if [[ ! -f $img ]]; then
 	mkdir -p "$tmp"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,fp,etc,root}
 	cp /bin/busybox "$tmp/bin/busybox"
 	install -m 0755 "$FP_TOP/guest/init" "$tmp/init"
-	# fio, mke2fs (for ext4), losetup and dmsetup (guest/eagain.sh), with
-	# the libraries they link, at their own paths
-	for bin in /usr/bin/fio /sbin/mke2fs /sbin/losetup /sbin/dmsetup; do
+	# fio, mke2fs (for ext4), losetup and dmsetup (guest/eagain.sh),
+	# sfdisk and e2fsck (guest/userdisk.sh), with the libraries they
+	# link, at their own paths
+	for bin in /usr/bin/fio /sbin/mke2fs /sbin/e2fsck /sbin/losetup /sbin/dmsetup /sbin/sfdisk; do
 		cp "$bin" "$tmp/$bin"
 		for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
 			mkdir -p "$tmp/$(dirname "$lib")"

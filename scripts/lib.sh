@@ -99,7 +99,7 @@ need_pkgs() {
 # Packages of each job.
 FP_PKGS_BUILD=(build-essential flex bison bc libelf-dev libssl-dev ccache
 	cpio xz-utils git kmod perl python3 python3-ply python3-git rsync lz4)
-FP_PKGS_GUEST=(qemu-system-x86 busybox-static fio python3 dmsetup)
+FP_PKGS_GUEST=(qemu-system-x86 busybox-static fio python3 dmsetup fdisk)
 FP_PKGS_BENCH=(gnuplot-nox)
 
 # probe_build NAME DIR: the static guest program probes/NAME.c as DIR/NAME
