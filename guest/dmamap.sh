@@ -66,9 +66,11 @@ nvme_map_verify() {
 	echo "$sgl" >$sp
 	p1=$(nvme_prp_in_use "$dev")
 	echo "# /dev/$dev (io_poll $poll): expected the $want path; dma_map_sg_attrs calls $n; PRP list pages in use $p0 -> $p1"
-	if [ "$want" = bvec ] && [ "$n" != 0 ]; then
+	if ! is_count "$n"; then
+		why="${why:+$why; }no count of dma_map_sg_attrs calls ($n)"
+	elif [ "$want" = bvec ] && [ "$n" != 0 ]; then
 		why="${why:+$why; }$n dma_map_sg_attrs calls where the bvecs should be mapped"
-	elif [ "$want" = sg ] && [ "$n" = 0 ]; then
+	elif [ "$want" = sg ] && { ! is_count "$n" || [ "$n" = 0 ]; }; then
 		why="${why:+$why; }no dma_map_sg_attrs call: the scatterlist path did not run"
 	fi
 	[ "$p0" != "?" ] && [ "$p0" = "$p1" ] ||

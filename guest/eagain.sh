@@ -47,11 +47,12 @@ nowait_split_no_eagain() {
 		{ tap_fail nowait_split_no_eagain "could not create a null_blk device"; rc=1; return; }
 	msk=$(cat /sys/block/$nb/queue/max_sectors_kb)
 	for bs in 256k 2m; do
-		if [ $bs = 256k ]; then
-			echo 64 >/sys/block/$nb/queue/max_sectors_kb
-		else
-			echo "$msk" >/sys/block/$nb/queue/max_sectors_kb
-		fi
+		r=$msk
+		[ $bs != 256k ] || r=64
+		echo "$r" >/sys/block/$nb/queue/max_sectors_kb
+		# the split cells count only if the limit took
+		[ "$(cat /sys/block/$nb/queue/max_sectors_kb)" = "$r" ] ||
+			why="${why:+$why; }max_sectors_kb $r did not take"
 		for h in 0 1; do
 			for fb in 0 1; do
 				r=$(eagain_fio_wr "na-$bs-$h-$fb" "$nb" 30 8M 32M 2 --hipri=$h \
@@ -76,6 +77,8 @@ nowait_uapi_large() {
 		memory_backed=1) ||
 		{ tap_fail nowait_uapi_large "could not create a null_blk device"; rc=1; return; }
 	echo 64 >/sys/block/$nb/queue/max_sectors_kb
+	[ "$(cat /sys/block/$nb/queue/max_sectors_kb)" = 64 ] ||
+		why="max_sectors_kb 64 did not take"
 	for e in pvsync2 libaio; do
 		for bs in 256k 2m; do
 			run_timed 120 fio --name="nu-$e-$bs" --filename=/dev/$nb --ioengine=$e \

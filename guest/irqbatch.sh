@@ -40,14 +40,17 @@ fio_json() {
 
 # batched_fio NAME DEV QD SIZE [FIO-OPTIONS...]: irq_fio, counting what
 # it did: FIO_RC its exit status, REQS the requests DEV's hctxs took,
-# BATCHES the blk_mq_end_request_batch() calls (the profiler's count)
+# BATCHES the blk_mq_end_request_batch() calls and SINGLES the
+# blk_mq_end_request() calls (a request ended on its own, outside a
+# batch) (the profiler's counts)
 batched_fio() {
-	local q0
+	local q0 c
 	q0=$(hctx_queued "$2")
 	fprof_start blk_mq_end_request_batch
 	irq_fio "$@"
 	FIO_RC=$?
-	BATCHES=$(fprof_stop blk_mq_end_request_batch)
+	c=$(fprof_stop blk_mq_end_request_batch blk_mq_end_request)
+	BATCHES=${c% *} SINGLES=${c#* }
 	REQS=$(($(hctx_queued "$2") - q0))
 }
 
@@ -60,12 +63,18 @@ nullb_softirq() {
 		echo none >/sys/block/"$nb"/queue/scheduler && echo "$nb"
 }
 
-# batch_check NAME REQS BATCHES: REQS requests ended in BATCHES
-# blk_mq_end_request_batch() calls must have formed batches: at least
-# one, and more requests than batches (some batch held two or more)
+# batch_check NAME REQS BATCHES SINGLES: REQS requests ended in BATCHES
+# blk_mq_end_request_batch() calls and SINGLES blk_mq_end_request()
+# calls must have formed batches: at least one, more requests than
+# batches (some batch held two or more), and most requests ended in one
+# (SINGLES at most REQS/8; under TCG an interrupt finds one or two
+# completions, so a batch holds two on average, not more)
 batch_check() {
+	is_count "$3" && is_count "$4" ||
+		{ echo "no count of batches ($3) or single ends ($4)"; return; }
 	[ "$3" -gt 0 ] || { echo "no completion batch ($2 requests)"; return; }
 	[ "$2" -gt "$3" ] || echo "no batch held more than one request ($2 requests, $3 batches)"
+	[ "$4" -le $(($2 / 8)) ] || echo "$4 of $2 requests ended outside a batch"
 }
 
 # NVMe by interrupt at QD 1, 32 and 128: every request came on an I/O
@@ -81,14 +90,14 @@ nvme_irq_batched_verify() {
 		i0=$(nvme_irqs)
 		batched_fio irq$qd "$dev" $qd 8M --offset=$((qd / 32 * 8))M
 		i0=$(($(nvme_irqs) - i0))
-		echo "# QD $qd: fio exit $FIO_RC, $REQS requests, $i0 NVMe interrupts, $BATCHES batches"
+		echo "# QD $qd: fio exit $FIO_RC, $REQS requests, $i0 NVMe interrupts, $BATCHES batches, $SINGLES single ends"
 		if [ $FIO_RC != 0 ]; then
 			why="${why:+$why; }QD $qd: $(fio_failure irq$qd $FIO_RC)"
 			continue
 		fi
 		[ $REQS -ge 4096 ] || why="${why:+$why; }QD $qd: $REQS requests, not 4096"
 		[ $i0 -gt 0 ] || why="${why:+$why; }QD $qd: no NVMe interrupt"
-		[ $qd != 128 ] || f=$(batch_check $name $REQS "$BATCHES")
+		[ $qd != 128 ] || f=$(batch_check $name $REQS "$BATCHES" "$SINGLES")
 		[ $qd != 128 ] || [ -z "$f" ] || why="${why:+$why; }QD $qd: $f"
 	done
 	f=$(tags_busy "$dev")
@@ -135,8 +144,8 @@ nvme_irq_fault_injection() {
 		grep -m3 -i "error" /tmp/fio-fi.out | sed 's/^/# /'
 	elif [ "$first" != 61 ]; then
 		why="the first error was errno $first, not ENODATA"
-	elif [ "$bat" = 0 ]; then
-		why="no completion batch"
+	elif ! is_count "$bat" || [ "$bat" = 0 ]; then
+		why="no completion batch ($bat)"
 	fi
 	f=$(tags_busy "$dev")
 	[ "$f" = 0 ] || why="${why:+$why; }$f tags still busy"
@@ -171,9 +180,9 @@ nvme_irq_sched_switch() {
 	[ $n = 4 ] || why="${why:+$why; }fio ended after $n of 4 switches"
 	echo none >$s || why="${why:+$why; }cannot set none"
 	batched_fio sched2 "$dev" 128 4M --offset=96M
-	echo "# afterwards: fio exit $FIO_RC, $REQS requests, $BATCHES batches"
+	echo "# afterwards: fio exit $FIO_RC, $REQS requests, $BATCHES batches, $SINGLES single ends"
 	[ $FIO_RC = 0 ] || why="${why:+$why; }afterwards: $(fio_failure sched2 $FIO_RC)"
-	f=$(batch_check $name $REQS "$BATCHES")
+	f=$(batch_check $name $REQS "$BATCHES" "$SINGLES")
 	[ -z "$f" ] || why="${why:+$why; }afterwards: $f"
 	tap_result $name "$why"
 }
@@ -240,10 +249,10 @@ nullb_softirq_batched() {
 		echo $sch >/sys/block/"$nb"/queue/scheduler ||
 			{ why="${why:+$why; }cannot set $sch"; continue; }
 		batched_fio sirq-$sch "$nb" 128 16M
-		echo "# $sch: fio exit $FIO_RC, $REQS requests, $BATCHES batches"
+		echo "# $sch: fio exit $FIO_RC, $REQS requests, $BATCHES batches, $SINGLES single ends"
 		[ $FIO_RC = 0 ] || { why="${why:+$why; }$sch: $(fio_failure sirq-$sch $FIO_RC)"; continue; }
 		if [ $sch = none ]; then
-			f=$(batch_check $name $REQS "$BATCHES")
+			f=$(batch_check $name $REQS "$BATCHES" "$SINGLES")
 			[ -z "$f" ] || why="${why:+$why; }none: $f"
 		fi
 	done
@@ -278,7 +287,7 @@ irq_bio_cache() {
 		echo "# $eng on $disk: fio exit $n, $allocs bio_alloc_bioset() calls for 4096 reads"
 		if [ $n != 0 ]; then
 			why="${why:+$why; }$eng on $disk: $(fio_failure bc $n)"
-		elif [ "$allocs" -gt 512 ]; then
+		elif ! is_count "$allocs" || [ "$allocs" -gt 512 ]; then
 			why="${why:+$why; }$eng on $disk: $allocs bios from the slab for 4096 reads"
 		fi
 	done

@@ -17,6 +17,12 @@ tap_result() {
 	fi
 }
 
+# is_count VALUE: VALUE is a count (digits only): not empty, not "?" (a
+# counter that matched nothing), not negative
+is_count() {
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
+}
+
 # hctx_queued DISK [TYPE]: requests allocated on the hctxs of DISK (and
 # of its hidden multipath paths), only on those of TYPE (e.g. poll) if given
 hctx_queued() {
@@ -128,7 +134,9 @@ expect_fault_begin() {
 }
 expect_fault_end() { echo "fastpath: expect-fault end" >/dev/kmsg; }
 
-# the messages an NVMe controller reset or removal may print
+# the messages an NVMe controller reset or removal may print (scripts/vm.sh
+# never excuses a timeout in such a window, "timeout, reset controller"
+# included)
 NVME_RESET_ONLY='reset(ting)? controller|[Rr]emoving|[Rr]emoved'
 
 # resets_under_job DEV PID: the controller of NVMe namespace DEV reset

@@ -98,6 +98,9 @@ nullb_queue_rqs() {
 		qrs_fio qrs-$mode "$nb" $hipri 8M
 		f=$(qrs_why qrs-$mode $hipri)
 		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
+		# nothing refused: no request went the usual way
+		[ "$QRS_INSERTS" = 0 ] ||
+			why="${why:+$why; }$mode: $QRS_INSERTS blk_mq_sched_insert_requests() calls unthrottled"
 		if echo mq-deadline >/sys/block/"$nb"/queue/scheduler; then
 			qrs_fio qrs-$mode-dl "$nb" $hipri 4M
 			[ "$QRS_RC" = 0 ] ||
@@ -113,25 +116,35 @@ nullb_queue_rqs() {
 	tap_result $name "$why"
 }
 
-# nullb_queue_rqs_throttled: the same at 4 MiB/s (mbps=4), polled and by
-# softirq: 8 MiB of writes and reads take 2 s, and every batch that
-# exhausts the budget leaves requests for the usual way
+# nullb_queue_rqs_throttled: the same at 2 MiB/s (mbps=2), polled and by
+# softirq: 8 MiB of writes and reads take 4 s, and every batch that
+# exhausts the budget leaves requests for the usual way.  The same job
+# on the same device unthrottled first: the throttled one must take at
+# least 1 s longer (and 3 s in all)
 nullb_queue_rqs_throttled() {
-	local name=nullb_queue_rqs_throttled why= mode nb hipri f
+	local name=nullb_queue_rqs_throttled why= mode nb hipri f tu
 	qrs_skip $name && return
 	for mode in poll softirq; do
 		hipri=0
 		[ $mode = softirq ] || hipri=1
-		nb=$(qrs_nullb qrt-$mode $mode mbps=4) ||
+		tu=
+		if nb=$(qrs_nullb qru-$mode $mode); then
+			qrs_fio qru-$mode "$nb" $hipri 4M
+			[ "$QRS_RC" != 0 ] || tu=$(echo "$QRS_T0 $QRS_T1" | awk '{ print $2 - $1 }')
+			f=$(qrs_end qru-$mode "$nb")
+			[ -z "$f" ] || why="${why:+$why; }$mode, unthrottled: $f"
+		fi
+		[ -n "$tu" ] || { why="${why:+$why; }$mode: the unthrottled job failed"; continue; }
+		nb=$(qrs_nullb qrt-$mode $mode mbps=2) ||
 			{ why="${why:+$why; }$mode: could not make a null_blk device without a scheduler"; continue; }
 		qrs_fio qrt-$mode "$nb" $hipri 4M
 		f=$(qrs_why qrt-$mode $hipri)
 		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
 		[ "$QRS_INSERTS" -gt 0 ] ||
 			why="${why:+$why; }$mode: no refused request issued the usual way"
-		# 8 MiB at 4 MiB/s: the throttle must have held the job back
-		echo "$QRS_T0 $QRS_T1" | awk '{ exit !($2 - $1 >= 1.5) }' ||
-			why="${why:+$why; }$mode: done in under 1.5 s, not throttled"
+		# 8 MiB at 2 MiB/s: the throttle must have held the job back
+		echo "$QRS_T0 $QRS_T1 $tu" | awk '{ exit !($2 - $1 >= 3 && $2 - $1 >= $3 + 1) }' ||
+			why="${why:+$why; }$mode: done in $(echo "$QRS_T0 $QRS_T1" | awk '{ print $2 - $1 }') s, $tu s unthrottled: not throttled"
 		f=$(qrs_end qrt-$mode "$nb")
 		[ -z "$f" ] || why="${why:+$why; }$mode: $f"
 	done

@@ -18,6 +18,9 @@ iops=$(awk -F';' '$1 == 3 { print $8; exit }' /tmp/fio-mix.out)
 # lat log: msec, latency (ns), direction, block size, ...
 awk -F', *' '$4 == 4096 { print $2 }' mix_clat.1.log | sort -n >/tmp/lat4k
 n=$(wc -l </tmp/lat4k)
+# no 4 KiB sample (a log of another layout, a job that did nothing) is
+# a failure, not a latency of 0
+[ "$n" -gt 0 ] || { echo "REAP no 4 KiB latency sample in mix_clat.1.log"; exit 1; }
 p50=$(awk -v n="$n" 'NR == int(n * 0.50) + 1 { print int($1 / 1000); exit }' /tmp/lat4k)
 p99=$(awk -v n="$n" 'NR == int(n * 0.99) + 1 { print int($1 / 1000); exit }' /tmp/lat4k)
 echo "REAP iops $iops reads4k $n p50_us $p50 p99_us $p99"

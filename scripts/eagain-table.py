@@ -4,8 +4,9 @@ eagain boot (guest/eagain.sh) in each LOG, as one markdown table: per
 cell and label, the CQEs that ended with -EAGAIN (writes+reads) and,
 where there were any, the I/Os completed, the other errors and the
 blocks read back wrong.  A cell run on two devices at once (the shared
-null_blk tags) is summed.  A run that printed no counts (killed, stalled)
-shows as "no result" with its exit status.  A label may come more than
+null_blk tags) is summed.  A run that printed no counts shows as
+"stalled" when it was still running at its time bound (exit 124, or
+137: killed), else as "no result", with its exit status.  A label may come more than
 once, with the logs of its several boots."""
 import re
 import sys
@@ -36,7 +37,9 @@ def main(args):
                     order.append(key)
                 c = cells.setdefault((label, key), [0] * 7 + [[]])
                 if not all(m[g].isdigit() for g in range(4, 11)):
-                    c[7].append(f'no result (exit {m[11]})')
+                    # run_timed's 124: still running at its bound
+                    c[7].append(f'stalled (exit {m[11]})' if m[11] in ('124', '137')
+                                else f'no result (exit {m[11]})')
                     continue
                 for i, g in enumerate(range(4, 11)):
                     c[i] += int(m[g])
