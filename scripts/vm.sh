@@ -25,7 +25,7 @@ usage: vm.sh [options] [--] COMMAND...
   --virtio IMG       IMG as a virtio disk (vda, vdb, ... in order), its
                      writes discarded at exit (snapshot=on; repeatable)
   --nullb "K=V ..."  null_blk module parameters (built in: null_blk.K=V)
-  --append "..."     more kernel parameters
+  --append "..."     more kernel parameters (repeatable)
   --icount           -icount shift=0,sleep=off (guest time counts instructions)
   --files DIR        copy DIR's files into the guest's /fp (repeatable)
   --timeout S        seconds before the guest counts as hung (default: 600)
@@ -55,7 +55,7 @@ while (($#)); do
 	--nvme-ns) nvme_ns=$2; shift ;;
 	--virtio) virtio+=("$2"); shift ;;
 	--nullb) nullb=$2; shift ;;
-	--append) append=$2; shift ;;
+	--append) append+="${append:+ }$2"; shift ;;
 	--icount) icount=1 ;;
 	--files) files+=("$2"); shift ;;
 	--timeout) timeout=$2; shift ;;
@@ -173,7 +173,9 @@ fi
 # the I/O then succeeded (a timeout handler can complete a request a
 # broken ->poll() lost).  Only a test that causes one on purpose may: it
 # writes "expect-fault begin" and "expect-fault end" to /dev/kmsg around it;
-# "expect-fault begin (only /RE/)" excuses only the messages that match RE.
+# "expect-fault begin (only /RE/)" excuses only the messages that match RE,
+# and never a timeout ("timeout", "timed out"): a reset a test causes is
+# no excuse for a request that timed out meanwhile.
 faults=$(awk -v re="$fault_re" '
 	/expect-fault begin/ {
 		inwin = 1
@@ -184,7 +186,7 @@ faults=$(awk -v re="$fault_re" '
 	}
 	/expect-fault end/ { inwin = 0; next }
 	/^\[ *[0-9]+\.[0-9]+\] / && $0 ~ re && !/Running liburing test/ &&
-		(!inwin || (only != "" && $0 !~ only)) { print NR ": " $0 }
+		(!inwin || (only != "" && ($0 !~ only || $0 ~ /time(d )?out/))) { print NR ": " $0 }
 	' "$klog")
 if [[ -n $faults ]]; then
 	verdict fault "$(head -n 1 <<<"$faults" | sed 's/^[0-9]*: //')"
