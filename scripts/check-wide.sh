@@ -6,13 +6,16 @@
 # build/LABEL+wide, and booted once on two vCPUs with an NVMe of two
 # poll queues, a second NVMe whose namespace carries protection
 # information, and a Debian 12 root (debootstrap, cached) with its tools;
-# guest/wide.sh runs the tests there.  Then one table, test by test: a
-# test that passes on base and not on patched fails the run; a test
-# that fails on both is listed with both reasons.  Results:
+# guest/wide.sh runs the tests there.  Then one table, test by test,
+# and each label judged on its own results by its manifest
+# (scripts/wide-table.py): guest/expected/wide.txt for the series, where
+# every test must pass or skip as it says, guest/expected/base/wide.txt
+# for base, whose expected failures name the message they fail with.
+# Any other result fails the run.  Results:
 # results/wide-<date>-<hash>/ (each label's guest and kernel logs,
 # table.md).
-#   LABELS  kernels (default: "base patched"; the last is compared with
-#           the first)
+#   LABELS  kernels (default: "base patched"; the last is the kernel
+#           under test: it must have a manifest and a clean run)
 #   FRAGS   more config fragments for every label, e.g. "debug.config"
 #           (KASAN, lockdep, kmemleak: build/LABEL+wide+debug)
 #   WIDE_GROUPS  only these groups of guest/wide.sh (e.g. "dm md")
@@ -84,6 +87,7 @@ for l in "${labels[@]}"; do
 	args+=("$l=$out/$l.log")
 done
 rc=0
+((${#groups[@]} == 0)) || args=(--partial "${args[@]}")
 python3 "$FP_TOP/scripts/wide-table.py" "${args[@]}" >"$out/table.md" || rc=1
 cat "$out/table.md"
 log "results: $out ($((SECONDS - t0)) s)"

@@ -16,6 +16,9 @@
 # comment.  With MANIFEST_MARK=FILE, RESULTS is written to FILE with
 # each failure its "fail" line expects marked as TAP's TODO: " # TODO
 # expected here: REASON" at its end (what scripts/check.sh counts apart).
+# With MANIFEST_FAIL_MATCH=1 (make check-wide), a "fail" line's REASON is
+# text that the failure's own message must contain, so that a test that
+# fails for another reason than the expected one fails.
 # manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
 # boot did, to review before it replaces one.
 set -euo pipefail
@@ -37,7 +40,8 @@ fi
 results=$1 label=$2 boot=$3 manifest=$4
 [[ -f $manifest ]] || { echo "$label $boot: not ok - manifest: no file $manifest"; exit 1; }
 
-awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" '
+awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" \
+	-v fmatch="${MANIFEST_FAIL_MATCH:-0}" '
 	BEGIN {
 		while ((getline line < mf) > 0) {
 			sub(/#.*/, "", line)
@@ -90,6 +94,8 @@ awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" '
 				printf "%snot ok - manifest/%s: passed where the manifest names a skip: update it\n", pfx, id; bad = 1
 			} else if (got[id] != "fail" && want[id] == "fail") {
 				printf "%snot ok - manifest/%s: %s where the manifest names a failure (%s): update it\n", pfx, id, got[id] == "pass" ? "passed" : "skipped", wantwhy[id]; bad = 1
+			} else if (got[id] == "fail" && want[id] == "fail" && fmatch && index(why[id], wantwhy[id]) == 0) {
+				printf "%snot ok - manifest/%s: failed (%s), not with what the manifest names (%s)\n", pfx, id, why[id], wantwhy[id]; bad = 1
 			} else if (got[id] == "fail" && want[id] == "fail") {
 				all[lineof[id]] = all[lineof[id]] " # TODO expected here: " wantwhy[id]
 			}

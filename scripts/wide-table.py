@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""wide-table.py LABEL=LOG...: the TAP lines of make check-wide's guests
+"""wide-table.py [--partial] LABEL=LOG...: the TAP lines of make check-wide's guests
 (guest/wide.sh), one markdown table with a column per label, then the
-verdict.  The last label is compared with the first (base): a test that
-passed there and failed, or is missing, on the last fails the run (exit
-1); a test that failed on both is listed with both reasons.  A run
-whose verdict was not "tests" or "ok" (a hung guest, a kernel splat, a
-request timeout: scripts/vm.sh's LOG.verdict) fails check-wide on the
-last label, and is listed on the others."""
+verdict.  Each label is judged on its own results against its manifest
+(scripts/manifest.sh, with MANIFEST_FAIL_MATCH=1): guest/expected/wide.txt
+for the series (patched, pN), guest/expected/LABEL/wide.txt for another
+label (base).  Any result other than what the manifest names fails the
+run: a failure, a skip for another reason, a test that did not report,
+a failure whose text is not the one its "fail" line names; the series'
+manifest names no failure.  The last label (the kernel under test) must
+have a manifest, and its run must end cleanly: a verdict other than
+"tests" or "ok" (a hung guest, a kernel splat, a request timeout:
+scripts/vm.sh's LOG.verdict) fails the run; another label's is listed.
+A label without a manifest (mainline) is shown, not judged.  With
+--partial (some groups only) a test that did not report is not counted.
+Exits 1 on any failure."""
+import os
+import subprocess
+import tempfile
 import re
 import sys
 
@@ -14,12 +24,13 @@ TAP = re.compile(r'^(ok|not ok) - (\S+)(?:: (.*?))?(?: # SKIP (.*))?$')
 
 
 def read(path):
-    res, order = {}, []
+    res, order, lines = {}, [], []
     with open(path, errors='replace') as f:
         for line in f:
             m = TAP.match(line.rstrip('\n'))
             if not m:
                 continue
+            lines.append(line.rstrip('\n'))
             name = m[2]
             if name not in order:
                 order.append(name)
@@ -38,7 +49,7 @@ def read(path):
             why = f.read().strip()
     except OSError:
         pass
-    return res, order, verdict, why
+    return res, order, verdict, why, lines
 
 
 def cell(s):
@@ -46,6 +57,10 @@ def cell(s):
 
 
 def main(args):
+    # --partial: some groups only (WIDE_GROUPS): the manifests' tests that
+    # did not run are not counted
+    partial = '--partial' in args
+    args = [a for a in args if a != '--partial']
     runs = []
     for arg in args:
         label, _, path = arg.partition('=')
@@ -63,37 +78,72 @@ def main(args):
         print(f'- {r[0]}: {sum(v == "ok" for v in r[1].values())} passed, '
               f'{sum(v.startswith("FAIL") for v in r[1].values())} failed, '
               f'guest verdict {r[3]}{" (" + r[4] + ")" if r[4] else ""}')
-    # the kernel under test must end its run cleanly; base's own hang,
-    # splat or timeout is listed, not counted
     last = runs[-1]
     if last[3] not in ('ok', 'tests'):
         bad.append(f'{last[0]}: the guest run ended "{last[3]}"')
     for r in runs:
-        if not r[1]:
-            bad.append(f'{r[0]}: no test reported')
-        elif r is not last and r[3] not in ('ok', 'tests'):
+        if r is not last and r[3] not in ('ok', 'tests'):
             print(f'  ({r[0]}\'s run ended "{r[3]}": listed, not counted)')
-    if len(runs) >= 2:
-        base, last = runs[0], runs[-1]
-        both = []
-        for n in order:
-            b, p = base[1].get(n, 'missing'), last[1].get(n, 'missing')
-            if b == 'ok' and p != 'ok':
-                bad.append(f'{n}: passes on {base[0]}, on {last[0]} {p}')
-            elif b.startswith('FAIL') and p.startswith('FAIL'):
-                both.append(f'{n}: {base[0]} {b}; {last[0]} {p}')
-        if both:
-            print('\nFailing on both (listed, not counted):')
-            for x in both:
-                print('- ' + cell(x))
+        mf = manifest_of(r[0])
+        if not mf:
+            if r is last:
+                bad.append(f'{r[0]}: no manifest ({manifest_path(r[0])})')
+            else:
+                print(f'  ({r[0]}: no manifest, not judged)')
+            continue
+        bad += [x for x in judge(r[0], r[5], mf)
+                if not (partial and x.endswith(': reported nothing'))]
     if bad:
-        print('\nRegressions and failed runs:')
+        print('\nNot as the manifests say:')
         for x in bad:
             print('- ' + cell(x))
-        print(f'\ncheck-wide: {len(bad)} failed')
-        return 1
-    print('\ncheck-wide: no test passes on base and fails on patched')
-    return 0
+    passed = sum(v == 'ok' for v in last[1].values())
+    print(f'\ncheck-wide: {passed} passed, {len(bad)} failed')
+    return 1 if bad else 0
+
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def manifest_path(label):
+    """guest/expected/wide.txt for the series, LABEL/wide.txt otherwise"""
+    base = label.split('+')[0]
+    if base == 'patched' or re.fullmatch(r'p[0-9]+', base):
+        return os.path.join(TOP, 'guest/expected/wide.txt')
+    return os.path.join(TOP, 'guest/expected', base, 'wide.txt')
+
+
+def manifest_of(label):
+    path = manifest_path(label)
+    return path if os.path.isfile(path) else None
+
+
+def judge(label, lines, mf):
+    """LABEL's TAP lines against manifest MF: what is not as it says
+    (scripts/manifest.sh's findings, and every failure that it did not
+    mark as expected)"""
+    with tempfile.TemporaryDirectory() as tmp:
+        res, mark = os.path.join(tmp, 'results'), os.path.join(tmp, 'marked')
+        with open(res, 'w') as f:
+            for line in lines:
+                f.write(f'{label} wide: {line}\n')
+        p = subprocess.run([os.path.join(TOP, 'scripts/manifest.sh'), res, label,
+                            'wide', mf], capture_output=True, text=True,
+                           env=dict(os.environ, MANIFEST_FAIL_MATCH='1',
+                                    MANIFEST_MARK=mark))
+        out = [x.split(': ', 1)[1] for x in p.stdout.splitlines() if ': ' in x]
+        if p.returncode and not out:
+            out = [f'manifest.sh exit {p.returncode}: {p.stderr.strip()[:200]}']
+        try:
+            with open(mark) as f:
+                marked = f.read().splitlines()
+        except OSError:
+            marked = []
+    for x in marked:
+        line = x.split(': ', 1)[1] if ': ' in x else x
+        if line.startswith('not ok') and ' # TODO expected here: ' not in line:
+            out.append(line)
+    return [f'{label}: {x}' for x in out]
 
 
 if __name__ == '__main__':
