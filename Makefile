@@ -2,12 +2,13 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check check-long check-wide check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
+.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
 	@echo "make check-long  the debug kernel's boots (starved too) REPEAT=3 times, liburing on it"
 	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= WIDE_GROUPS=)"
+	@echo "make check-breaks  the tests fail on the hand-broken kernel (harness/breaks/, BREAKS=)"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
@@ -34,6 +35,11 @@ check-long:
 # side by side (configs/wide.config, guest/wide.sh)
 check-wide:
 	LABELS="$(LABELS)" FRAGS="$(FRAGS)" WIDE_GROUPS="$(WIDE_GROUPS)" scripts/check-wide.sh
+
+# before a resolve: each break of harness/breaks/break.patch fails the
+# tests guest/expected/breaks/ names, and only those
+check-breaks:
+	BREAKS="$(BREAKS)" scripts/check-breaks.sh
 
 DEB_CONFIG ?= debian
 deb:

@@ -424,13 +424,39 @@ series_commit() {
 	git --git-dir="$FP_GIT" rev-parse "$ref"
 }
 
-# label_commit LABEL: base, patched (the whole series), pN (first N) or
-# mainline (the reference of scripts/fetch-ref.sh).
+# breaks_commit: the series with harness/breaks/break.patch on top (the
+# hand-broken kernel whose fp_break= tokens make tests fail; never part
+# of the series), made once per series and break patch
+breaks_commit() {
+	local top key ref dir
+	top=$(series_commit)
+	key=$( (echo "$top"; cat "$FP_TOP/harness/breaks/break.patch") | sha256sum | cut -c1-16)
+	ref=refs/breaks/$key
+	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
+		dir=$FP_CACHE/am-work-$BASE_VERSION
+		[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2
+		git -C "$dir" checkout -q -f --detach "$top"
+		git -C "$dir" clean -q -fdx
+		(cd "$dir" && patch -s -p1 <"$FP_TOP/harness/breaks/break.patch") >&2 ||
+			die "harness/breaks/break.patch does not apply to the series"
+		git -C "$dir" add -A
+		GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
+			git -C "$dir" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
+			commit -q -m "harness: break.patch (fp_break=)"
+		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
+	fi
+	git --git-dir="$FP_GIT" rev-parse "$ref"
+}
+
+# label_commit LABEL: base, patched (the whole series), pN (first N),
+# breaks (patched and harness/breaks/break.patch) or mainline (the
+# reference of scripts/fetch-ref.sh).
 label_commit() {
 	local top n total
 	case $1 in
 	base) git --git-dir="$FP_GIT" rev-parse base ;;
 	patched) series_commit ;;
+	breaks) breaks_commit ;;
 	tree) git -C "$FP_TOP/tree" rev-parse HEAD ;; # work in progress: tree/'s HEAD
 	p[0-9]*)
 		n=${1#p}
@@ -440,6 +466,6 @@ label_commit() {
 		git --git-dir="$FP_GIT" rev-parse "$top~$((total - n))"
 		;;
 	mainline) git --git-dir="$FP_GIT" rev-parse "$("$FP_TOP/scripts/fetch-ref.sh")^{commit}" ;;
-	*) die "unknown label '$1' (base, patched, pN, tree or mainline)" ;;
+	*) die "unknown label '$1' (base, patched, pN, breaks, tree or mainline)" ;;
 	esac
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# make check-breaks: every test shown to fail when what it guards is
+# broken.  Builds the label "breaks" once (the series with
+# harness/breaks/break.patch, make check's config: build/breaks+deb-guest)
+# and boots it once per manifest of guest/expected/breaks/ (BREAKS=NAME...
+# for some only).  A manifest names the boot (a boot of guest/check.sh),
+# its vm.sh options, the kernel parameters that pick the breaks
+# (fp_break=...), the verdict the run must end with (vm.sh's: "tests"
+# when only tests fail, "splat" when the break makes the kernel warn),
+# and the tests that must fail, one a line.  Every other test of the
+# boot must do what the boot's own manifest (guest/expected/BOOT.txt)
+# says: a break whose tests pass, a test that fails besides them, or
+# another verdict fails the target.  Results: results/breaks-<date>-
+# <hash>/ (each boot's log, summary.txt); ends with "check-breaks: N
+# passed, N failed".
+. "$(dirname "$0")/lib.sh"
+
+FP_PREFIX="[check-breaks] "
+need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}"
+out=$FP_TOP/results/breaks-$(date -u +%Y%m%d-%H%M%S)-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
+mkdir -p "$out/guest-files"
+t0=$SECONDS
+mapfile -t mfs < <(
+	if [[ -n ${BREAKS:-} ]]; then
+		for b in $BREAKS; do echo "$FP_TOP/guest/expected/breaks/$b.txt"; done
+	else
+		ls "$FP_TOP"/guest/expected/breaks/*.txt
+	fi
+)
+((${#mfs[@]})) || die "no manifest in guest/expected/breaks/"
+for mf in "${mfs[@]}"; do
+	[[ -f $mf ]] || die "no manifest $mf"
+done
+
+stage "build breaks" "$FP_TOP/scripts/build.sh" breaks deb-guest.config ||
+	{ echo "check-breaks: 0 passed, 1 failed"; exit 1; }
+k=$FP_BUILD/breaks+deb-guest
+: >"$out/guest-files/fprof-at-boot"
+probe_build fp-eagain "$out/guest-files" || die "probes/fp-eagain.c did not build"
+for p in iopoll_test uring_test; do
+	cp "$k/tools/testing/selftests/iopoll/$p" "$out/guest-files/" || die "kselftest $p was not built"
+done
+
+# field MANIFEST NAME: the value of its "# NAME: VALUE" line
+field() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
+
+passed=0 failed=0
+for mf in "${mfs[@]}"; do
+	name=$(basename "$mf" .txt)
+	boot=$(field "$mf" boot) verdict=$(field "$mf" verdict)
+	read -r -a vmopts <<<"$(field "$mf" vm)"
+	append=$(field "$mf" append)
+	[[ -n $boot && -n $verdict && $append == *fp_break=* ]] ||
+		die "$mf: needs # boot:, # verdict: and # append: fp_break=..."
+	log="$out/$name.log"
+	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-60} stage "$name: boot $boot with $append" \
+		"$FP_TOP/scripts/vm.sh" --label breaks+deb-guest --smp 2 --files "$out/guest-files" \
+		--log "$log" "${vmopts[@]}" --append "$append" -- sh /fp/check.sh "$boot" || true
+	got=$(cat "$log.verdict" 2>/dev/null || echo "no verdict")
+	# the boot's TAP lines, named as make check names them
+	awk -v p="breaks $boot: " '
+		/^#  RUN / { t = $3 }
+		/^(not )?ok [0-9]+ # SKIP/ { sub(/ # SKIP/, " " t " # SKIP") }
+		/^(not )?ok / { print p $0 }' "$log" >"$out/$name.results"
+	# the tests that failed, by name
+	awk '/^breaks [^:]*: not ok / {
+		l = $0; sub(/^[^:]*: not ok /, "", l); sub(/^([0-9]+|-) /, "", l)
+		sub(/[: #].*/, "", l); print l }' "$out/$name.results" | sort -u >"$out/$name.failed"
+	grep -v '^#' "$mf" | sed '/^[[:space:]]*$/d' | sort -u >"$out/$name.want"
+	why=()
+	[[ $got == "$verdict" ]] || why+=("the run ended \"$got\", not \"$verdict\"")
+	mapfile -t missing < <(comm -23 "$out/$name.want" "$out/$name.failed")
+	mapfile -t extra < <(comm -13 "$out/$name.want" "$out/$name.failed")
+	((${#missing[@]} == 0)) || why+=("did not fail: ${missing[*]}")
+	((${#extra[@]} == 0)) || why+=("failed besides: ${extra[*]}")
+	# the rest as the boot's manifest says (reported, skipped for its reason)
+	m=$("$FP_TOP/scripts/manifest.sh" "$out/$name.results" breaks "$boot" \
+		"$FP_TOP/guest/expected/$boot.txt" | grep -v "manifest/\($(paste -sd'|' "$out/$name.want" |
+		sed 's/|/\\|/g')\):" || true)
+	[[ -z $m ]] || why+=("$(echo "$m" | sed 's/^[^:]*: not ok - //' | head -3 | paste -sd';')")
+	if ((${#why[@]})); then
+		echo "not ok - breaks/$name: ${why[*]}" | tee -a "$out/summary.txt"
+		failed=$((failed + 1))
+	else
+		echo "ok - breaks/$name: $(wc -l <"$out/$name.want") tests failed as they must ($append, boot $boot)" |
+			tee -a "$out/summary.txt"
+		passed=$((passed + 1))
+	fi
+done
+log "results: $out ($((SECONDS - t0)) s)"
+echo "check-breaks: $passed passed, $failed failed" | tee -a "$out/summary.txt"
+((failed == 0))
