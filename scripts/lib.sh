@@ -428,24 +428,30 @@ series_commit() {
 # hand-broken kernel whose fp_break= tokens make tests fail; never part
 # of the series), made once per series and break patch
 breaks_commit() {
-	local top key ref dir
-	top=$(series_commit)
+	local top key ref dir c
+	top=$(series_commit) && [[ -n $top ]] || die "the series does not apply: no breaks label"
 	key=$( (echo "$top"; cat "$FP_TOP/harness/breaks/break.patch") | sha256sum | cut -c1-16)
 	ref=refs/breaks/$key
-	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
+	c=$(git --git-dir="$FP_GIT" rev-parse -q --verify "$ref^{commit}" 2>/dev/null) || c=
+	# a cached commit counts only if it sits on this series
+	if [[ -z $c || $(git --git-dir="$FP_GIT" rev-parse "$c^" 2>/dev/null) != "$top" ]]; then
 		dir=$FP_CACHE/am-work-$BASE_VERSION
-		[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2
-		git -C "$dir" checkout -q -f --detach "$top"
-		git -C "$dir" clean -q -fdx
-		(cd "$dir" && patch -s -p1 <"$FP_TOP/harness/breaks/break.patch") >&2 ||
+		git_fp worktree prune
+		[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2 ||
+			die "cannot make $dir"
+		git -C "$dir" am --abort >/dev/null 2>&1 || true
+		git -C "$dir" checkout -q -f --detach "$top" && git -C "$dir" clean -q -fdx ||
+			die "cannot check the series out in $dir"
+		# strict: no fuzz, every file staged
+		git -C "$dir" apply --index "$FP_TOP/harness/breaks/break.patch" ||
 			die "harness/breaks/break.patch does not apply to the series"
-		git -C "$dir" add -A
 		GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
 			git -C "$dir" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
-			commit -q -m "harness: break.patch (fp_break=)"
-		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
+			commit -q -m "harness: break.patch (fp_break=)" || die "cannot commit the breaks"
+		c=$(git -C "$dir" rev-parse HEAD)
+		git_fp update-ref "$ref" "$c"
 	fi
-	git --git-dir="$FP_GIT" rev-parse "$ref"
+	echo "$c"
 }
 
 # label_commit LABEL: base, patched (the whole series), pN (first N),

@@ -17,8 +17,9 @@
 # each failure its "fail" line expects marked as TAP's TODO: " # TODO
 # expected here: REASON" at its end (what scripts/check.sh counts apart).
 # With MANIFEST_FAIL_MATCH=1 (make check-wide), a "fail" line's REASON is
-# text that the failure's own message must contain, so that a test that
-# fails for another reason than the expected one fails.
+# text that the failure's own message (after the test's name) must
+# contain, so that a test that fails for another reason than the
+# expected one fails; an empty REASON matches nothing.
 # manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
 # boot did, to review before it replaces one.
 set -euo pipefail
@@ -50,7 +51,7 @@ awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" \
 			if (f[1] in want) dup[f[1]] = 1
 			want[f[1]] = (f[2] == "skip" || f[2] == "fail") ? f[2] : "pass"
 			# the series itself expects no failure
-			if (f[2] == "fail" && pfx ~ /^patched[+ ]/) badfail[f[1]] = 1
+			if (f[2] == "fail" && pfx ~ /^(patched|p[0-9]+)[+ ]/) badfail[f[1]] = 1
 			r = line
 			sub(/^[ \t]*[^ \t]+[ \t]+(skip|fail)[ \t]*/, "", r)
 			sub(/[ \t]+$/, "", r)
@@ -94,7 +95,8 @@ awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" \
 				printf "%snot ok - manifest/%s: passed where the manifest names a skip: update it\n", pfx, id; bad = 1
 			} else if (got[id] != "fail" && want[id] == "fail") {
 				printf "%snot ok - manifest/%s: %s where the manifest names a failure (%s): update it\n", pfx, id, got[id] == "pass" ? "passed" : "skipped", wantwhy[id]; bad = 1
-			} else if (got[id] == "fail" && want[id] == "fail" && fmatch && index(why[id], wantwhy[id]) == 0) {
+			} else if (got[id] == "fail" && want[id] == "fail" && fmatch &&
+				(wantwhy[id] == "" || index(substr(why[id], length(id) + 1), wantwhy[id]) == 0)) {
 				printf "%snot ok - manifest/%s: failed (%s), not with what the manifest names (%s)\n", pfx, id, why[id], wantwhy[id]; bad = 1
 			} else if (got[id] == "fail" && want[id] == "fail") {
 				all[lineof[id]] = all[lineof[id]] " # TODO expected here: " wantwhy[id]

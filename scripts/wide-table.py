@@ -82,6 +82,10 @@ def main(args):
     if last[3] not in ('ok', 'tests'):
         bad.append(f'{last[0]}: the guest run ended "{last[3]}"')
     for r in runs:
+        # a run where nothing reported (a failed chroot, a group name
+        # that matched nothing) is no pass, --partial or not
+        if not r[1]:
+            bad.append(f'{r[0]}: no test reported')
         if r is not last and r[3] not in ('ok', 'tests'):
             print(f'  ({r[0]}\'s run ended "{r[3]}": listed, not counted)')
         mf = manifest_of(r[0])
