@@ -59,10 +59,7 @@ for mf in "${mfs[@]}"; do
 		--log "$log" "${vmopts[@]}" --append "$append" -- sh /fp/check.sh "$boot" || true
 	got=$(cat "$log.verdict" 2>/dev/null || echo "no verdict")
 	# the boot's TAP lines, named as make check names them
-	awk -v p="breaks $boot: " '
-		/^#  RUN / { t = $3 }
-		/^(not )?ok [0-9]+ # SKIP/ { sub(/ # SKIP/, " " t " # SKIP") }
-		/^(not )?ok / { print p $0 }' "$log" >"$out/$name.results"
+	tap_lines "breaks $boot: " "$log" >"$out/$name.results"
 	# the tests that failed: name, then the failure's message
 	awk '/^breaks [^:]*: not ok / {
 		l = $0; sub(/^[^:]*: not ok /, "", l); sub(/^([0-9]+|-) /, "", l)

@@ -141,11 +141,7 @@ boot() {
 		"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" \
 		--log "$out/$label-$tag.log" "$@" -- ${GUEST_CMD:-sh /fp/check.sh $name} || rc=$?
 	# TAP lines of the guest, named by label and boot (and run: poll#2)
-	# (kselftest skip lines carry no name: take it from the RUN line)
-	awk -v p="$label $tag: " '
-		/^#  RUN / { t = $3 }
-		/^(not )?ok [0-9]+ # SKIP/ { sub(/ # SKIP/, " " t " # SKIP") }
-		/^(not )?ok / { print p $0 }' "$out/$label-$tag.log" >>"$out/results.txt"
+	tap_lines "$label $tag: " "$out/$label-$tag.log" >>"$out/results.txt"
 	mf=$(manifest_of "$label" "$name")
 	if [[ -n $mf ]]; then
 		mrc=0

@@ -424,6 +424,16 @@ series_commit() {
 	git --git-dir="$FP_GIT" rev-parse "$ref"
 }
 
+# tap_lines PREFIX LOG: the TAP result lines of a guest's LOG, each
+# after PREFIX (a kselftest's skip line carries no test name: it is
+# taken from the RUN line before it)
+tap_lines() {
+	awk -v p="$1" '
+		/^#  RUN / { t = $3 }
+		/^(not )?ok [0-9]+ # SKIP/ { sub(/ # SKIP/, " " t " # SKIP") }
+		/^(not )?ok / { print p $0 }' "$2"
+}
+
 # breaks_commit: the series with harness/breaks/break.patch on top (the
 # hand-broken kernel whose fp_break= tokens make tests fail; never part
 # of the series), made once per series and break patch
