@@ -2,8 +2,10 @@
 # 0070-0072).  When dma_need_unmap() is false for the controller
 # (dma-direct, coherent, 64-bit mask, no swiotlb=force, no
 # DMA_API_DEBUG), nvme-pci writes the PRPs from the bvecs and never calls
-# dma_map_sg_attrs() for data; otherwise (swiotlb=force, the debug
-# kernel) the scatterlist path maps them.  Either way, write+verify of
+# dma_map_sg_attrs() for data; otherwise (swiotlb=force, or
+# DMA_API_DEBUG: make check-long's dma-debug kernel) the scatterlist
+# path maps them; the calls of nvme_prp_next() and dma_map_sg_attrs()
+# show which path ran.  Either way, write+verify of
 # every size from 512 B to 1 MiB at 512-byte steps, from page-aligned
 # buffers and from buffers 512 bytes into a page (PRP1 with an offset,
 # a short last page), polled where the namespace polls and by interrupt,
@@ -23,7 +25,7 @@ nvme_prp_in_use() {
 }
 
 nvme_map_verify() {
-	local dev=$1 want=bvec why= poll p0 p1 n f job h fb al off=0 sgl
+	local dev=$1 want=bvec why= poll p0 p1 n pn f job h fb al off=0 sgl
 	local sp=/sys/module/nvme/parameters/sgl_threshold
 	if ! grep -q " dma_need_unmap$" /proc/kallsyms; then
 		tap_skip nvme_map_verify "no dma_need_unmap() in this kernel"
@@ -62,12 +64,19 @@ nvme_map_verify() {
 		[ $f = 0 ] || why="${why:+$why; }hipri $h fixedbufs $fb offset $al $4 $5: $(fio_failure map $f)"
 		off=$((off + 16))
 	done
-	n=$(fprof_stop dma_map_sg_attrs)
+	set -- $(fprof_stop dma_map_sg_attrs nvme_prp_next)
+	n=$1 pn=$2
 	echo "$sgl" >$sp
 	p1=$(nvme_prp_in_use "$dev")
-	echo "# /dev/$dev (io_poll $poll): expected the $want path; dma_map_sg_attrs calls $n; PRP list pages in use $p0 -> $p1"
-	if ! is_count "$n"; then
-		why="${why:+$why; }no count of dma_map_sg_attrs calls ($n)"
+	echo "# /dev/$dev (io_poll $poll): expected the $want path; dma_map_sg_attrs calls $n, nvme_prp_next calls $pn; PRP list pages in use $p0 -> $p1"
+	# nvme_prp_next() (patch 0072) gives nvme_pci_setup_prps() each
+	# segment of a request of more than two pages, from the bvecs or
+	# from the scatterlist: its calls prove that the PRP path ran, and
+	# with no dma_map_sg_attrs() call, that it ran from the bvecs
+	if ! is_count "$n" || ! is_count "$pn"; then
+		why="${why:+$why; }no count of dma_map_sg_attrs or nvme_prp_next calls ($n, $pn)"
+	elif [ "$pn" -lt 64 ]; then
+		why="${why:+$why; }$pn nvme_prp_next calls: the PRP list path hardly ran"
 	elif [ "$want" = bvec ] && [ "$n" != 0 ]; then
 		why="${why:+$why; }$n dma_map_sg_attrs calls where the bvecs should be mapped"
 	elif [ "$want" = sg ] && { ! is_count "$n" || [ "$n" = 0 ]; }; then

@@ -67,9 +67,16 @@ stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 # QEMU leaves a core partly idle, the liburing boot most of the time) at
 # SCHED_IDLE, so that it takes only CPU time the guests leave; its stage
 # below waits for it
-dbg_label=$(printf '%s\n' "${labels[@]}" | grep -m1 '+debug$' || true)
+# label_frags LABEL: the config fragments that LABEL's "+NAME" parts
+# name (patched+debug+dma-debug: debug.config dma-debug.config)
+label_frags() {
+	local f
+	IFS=+ read -r -a f <<<"$1"
+	((${#f[@]} < 2)) || printf '%s.config\n' "${f[@]:1}"
+}
+dbg_label=$(printf '%s\n' "${labels[@]}" | grep -m1 '+debug' || true)
 if [[ -n $dbg_label ]]; then
-	bg "build-$dbg_label" "$FP_TOP/scripts/build.sh" "${dbg_label%+debug}" debug.config
+	bg "build-$dbg_label" "$FP_TOP/scripts/build.sh" "${dbg_label%%+*}" $(label_frags "$dbg_label")
 	dbg_pid=$!
 fi
 # build_debug LABEL RC: the background build's log when it succeeded
@@ -82,7 +89,7 @@ build_debug() {
 		return 0
 	fi
 	(($2 < 0)) || log "the background build of $1 failed: $out/build-$1.log; building again"
-	"$FP_TOP/scripts/build.sh" "${1%+debug}" debug.config
+	"$FP_TOP/scripts/build.sh" "${1%%+*}" $(label_frags "$1")
 }
 tests=$out/guest-files
 mkdir -p "$tests"
@@ -104,7 +111,7 @@ stage "liburing tests" "$FP_TOP/scripts/liburing.sh" "$out/liburing-files" ||
 # guest/expected/NAME.txt for the series (patched, patched+debug),
 # guest/expected/LABEL/NAME.txt for another label if there is one
 manifest_of() {
-	local l=${1%+debug}
+	local l=${1%%+*}
 	if [[ $l == patched ]]; then
 		echo "$FP_TOP/guest/expected/$2.txt"
 	elif [[ -f $FP_TOP/guest/expected/$l/$2.txt ]]; then
@@ -173,8 +180,12 @@ boot() {
 }
 
 for label in "${labels[@]}"; do
-	dbg=() boot_timeout=
-	if [[ $label == *+debug ]]; then
+	dbg=() boot_timeout= dmadbg=0
+	# +dma-debug (make check-long): DMA_API_DEBUG, under which nvme-pci
+	# maps every request with a scatterlist; its boots are the two that
+	# map NVMe data (poll and swiotlb)
+	[[ $label != *+dma-debug* ]] || dmadbg=1
+	if [[ $label == *+debug* ]]; then
 		dbg_rc=-1
 		if [[ -n $dbg_pid && $label == "$dbg_label" ]]; then
 			t0=$SECONDS
@@ -208,10 +219,30 @@ for label in "${labels[@]}"; do
 		# two poll queues on two vCPUs: CPU hotplug takes one poll hctx away
 		stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 2 "${dbg[@]}" ||
 			boots_failed+=("$label poll${run:+#$run}")
-		# the debug kernel runs the poll and multipath (path loss under
-		# KASAN) boots, the rest would not fit CI's time
-		stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 "${dbg[@]}" ||
+		# the debug kernel runs the poll, multipath (path loss under
+		# KASAN) and swiotlb boots in make check, the nopoll, dbbuf and
+		# -EAGAIN boots (once) in make check-long
+		((dmadbg)) ||
+			stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 "${dbg[@]}" ||
 			boots_failed+=("$label mpath${run:+#$run}")
+		if ((${#dbg[@]} != 0 && r == 1)); then
+			# without DMA_API_DEBUG (configs/debug.config) the poll boot
+			# maps NVMe data from the bvecs (patch 0072) under KASAN;
+			# this one maps it with a scatterlist, every mapping bounced
+			stage "$label: NVMe with swiotlb=force" boot "$label" swiotlb --poll-queues 1 \
+				--append "swiotlb=force" "${dbg[@]}" || boots_failed+=("$label swiotlb")
+		fi
+		if ((${#dbg[@]} != 0 && r == 1 && !dmadbg)) && [[ ${CHECK_LONG:-0} == 1 ]]; then
+			# interrupt batching, the interrupt-side bio cache and patch
+			# 68's softirq under KASAN and lockdep
+			stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 \
+				"${dbg[@]}" || boots_failed+=("$label nopoll")
+			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \
+				--append "nvme.qemu_shadow_doorbells=1" "${dbg[@]}" || boots_failed+=("$label dbbuf")
+			stage "$label: -EAGAIN matrix (one-tag NVMe queues, shared null_blk tags)" \
+				boot "$label" eagain "${FP_EAGAIN_BOOT[@]}" "${dbg[@]}" ||
+				boots_failed+=("$label eagain")
+		fi
 		if ((${#dbg[@]} == 0)); then
 			stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
 				boots_failed+=("$label nopoll")
@@ -240,7 +271,7 @@ for label in "${labels[@]}"; do
 		# ->queue_rq) gets BLK_MQ_F_BLOCKING only that way (as in vanilla 5.10)
 		# (the debug kernel's starved boot with CHECK_LONG=1, in
 		# make check-long: make check has no time left for it)
-		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } &&
+		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) &&
 			{ stage "$label: tag-starved (shared tags, short NVMe queues)" \
 			boot "$label" starved --poll-queues 1 --append "nvme.io_queue_depth=16" \
 			--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0 blocking=1" \
@@ -249,7 +280,7 @@ for label in "${labels[@]}"; do
 	run=
 	# liburing on the debug kernel with CHECK_LONG=1 (make
 	# check-long): more time than CI has
-	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } &&
+	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) &&
 		[[ -d $out/liburing-files/liburing ]] &&
 		{ GUEST_CMD="sh /fp/liburing.sh" stage "$label: liburing 2.3 tests" \
 			boot "$label" liburing --poll-queues 1 "${dbg[@]}" --timeout 3600 \
