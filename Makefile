@@ -6,7 +6,7 @@ LABELS ?= base patched
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests"
-	@echo "make check-long  the debug kernel's boots (starved too) REPEAT=3 times, liburing on it"
+	@echo "make check-long  the debug kernel's boots (poll, mpath, starved REPEAT=3 times; the others once), and DMA-API debug"
 	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= WIDE_GROUPS=)"
 	@echo "make check-breaks  the tests fail on the hand-broken kernel (harness/breaks/, BREAKS=)"
 	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
@@ -25,10 +25,13 @@ help:
 check:
 	scripts/check.sh
 
-# before a resolve: the debug kernel's boots (the tag-starved one too)
-# three times over and liburing's tests on it (longer than CI has)
+# before a resolve: the debug kernel's poll, multipath and tag-starved
+# boots three times over, its nopoll, dbbuf, -EAGAIN, swiotlb and
+# liburing boots once, and the poll and swiotlb boots under DMA-API
+# debugging (longer than CI has)
 check-long:
-	CHECK_LABELS=patched+debug CHECK_REPEAT=$(or $(REPEAT),3) CHECK_LONG=1 \
+	CHECK_LABELS="patched+debug patched+debug+dma-debug" \
+		CHECK_REPEAT=$(or $(REPEAT),3) CHECK_LONG=1 \
 		CHECK_DEB=0 scripts/check.sh
 
 # before a resolve: what users stack on the series, base and patched

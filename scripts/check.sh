@@ -213,6 +213,7 @@ for label in "${labels[@]}"; do
 	# over, to show that a race or a fault window holds
 	reps=1
 	((${#dbg[@]} == 0)) || reps=${CHECK_REPEAT:-1}
+	((!dmadbg)) || reps=1
 	for ((r = 1; r <= reps; r++)); do
 		run=
 		((reps == 1)) || run=$r
