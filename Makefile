@@ -9,7 +9,7 @@ help:
 	@echo "make check-long  the debug kernel's boots (poll, mpath, starved REPEAT=3 times; the others once), and DMA-API debug"
 	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= WIDE_GROUPS=)"
 	@echo "make check-breaks  the tests fail on the hand-broken kernel (harness/breaks/, BREAKS=)"
-	@echo "make lint    the queue lint and the allmodconfig W=1 build of every changed file"
+	@echo "make lint    the queue lint, docs/layout.md against the tree, the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
 	@echo "make eagain-matrix  the -EAGAIN CQEs of make check's eagain boot, per kernel (LABELS=, REF=mainline)"
@@ -59,6 +59,7 @@ bisect-check:
 
 lint:
 	scripts/lint-queue.sh
+	scripts/lint-layout.py
 	scripts/allmod-check.sh $(LABEL)
 
 bench:

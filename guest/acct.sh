@@ -1,7 +1,7 @@
 # I/O accounting in the poll boot: /sys/block/DEV/stat (what
 # /proc/diskstats shows) must count what fio did, exactly where exact,
 # whichever path ended the requests (batched polled completion, one by
-# one, by interrupt).  Sourced by check.sh.
+# one, by interrupt).  Sourced by boot.sh.
 
 # stat_field DEV N: field N of /sys/block/DEV/stat (1 reads, 2 read
 # merges, 3 sectors read, 4 read ms, 5 writes, 6 write merges, 7 sectors

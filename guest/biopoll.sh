@@ -1,5 +1,5 @@
 # Bio-based polling in the poll boot (plain NVMe namespace with a poll
-# queue, null_blk with poll queues).  Sourced by check.sh.
+# queue, null_blk with poll queues).  Sourced by boot.sh.
 
 # Several rings and threads poll the same devices while their bios
 # complete and are freed and reused (the bio slabs are

@@ -3,7 +3,7 @@
 # NVMe polls (io_poll 1, a poll hctx), that the README's fio io_uring
 # hipri random-read job ran on the poll hctx without NVMe interrupts,
 # and that hipri writes read back right (crc32c verify).
-. /fp/lib.sh
+. /fp/common.sh
 want=$1 rc=0 dev=nvme0n1
 
 # Debian's own config builds the NVMe driver as a module, which a Debian

@@ -1,4 +1,4 @@
-# No spurious -EAGAIN (sourced by check.sh, after lib.sh): io_uring
+# No spurious -EAGAIN (sourced by boot.sh, after common.sh): io_uring
 # issues reads and writes with IOCB_NOWAIT first and retries one that
 # fails with -EAGAIN from a worker, but only when the -EAGAIN comes while
 # it issues; one that comes later, from an interrupt or a kworker, goes
@@ -107,7 +107,7 @@ reset_both() {
 	echo "$r"
 }
 
-# Failover of NOWAIT I/O on the NVMe multipath head ("check.sh mpath"):
+# Failover of NOWAIT I/O on the NVMe multipath head ("boot.sh mpath"):
 # four io_uring jobs (QD 64 each) write and verify through the head for
 # 10 s, not polled and then polled, while both controllers are reset at
 # once, three times: the head finds no usable path and queues its bios
@@ -231,7 +231,7 @@ throttled_no_eagain() {
 	tap_result throttled_no_eagain "$why"
 }
 
-# The -EAGAIN matrix ("check.sh eagain": nvme.io_queue_depth=2, so one
+# The -EAGAIN matrix ("boot.sh eagain": nvme.io_queue_depth=2, so one
 # tag per NVMe queue, and null_blk devices sharing one tag set of 2
 # tags): /fp/fp-eagain counts the CQEs that end with -EAGAIN where fio
 # would stop at the first, and verifies every block it reads back.  For
@@ -472,7 +472,7 @@ eagain_matrix() {
 }
 
 # mpath_eagain_cells HEAD: the matrix's multipath cells (the mpath boot;
-# "check.sh eagain-mpath" for make eagain-matrix): fp-eagain on the head,
+# "boot.sh eagain-mpath" for make eagain-matrix): fp-eagain on the head,
 # 4 KiB at QD 32, 3 s of writes then 3 s of reads, not polled and then
 # polled, while both controllers are reset at once, up to four times, and
 # each path has 4 requests: the head finds no usable path and requeues

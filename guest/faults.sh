@@ -1,4 +1,4 @@
-# Faults under polled I/O, in the guest (sourced by check.sh, after lib.sh
+# Faults under polled I/O, in the guest (sourced by boot.sh, after common.sh
 # and starved.sh): what users of a polled-I/O kernel run into.  Each case
 # ends with its I/O verified, every tag free and the device removable.
 # Sets rc=1 on a failure.
@@ -232,7 +232,7 @@ mpath_head_io() {
 	fi
 }
 
-# The NVMe's shadow doorbell buffer ("check.sh dbbuf", booted with the
+# The NVMe's shadow doorbell buffer ("boot.sh dbbuf", booted with the
 # harness's nvme.qemu_shadow_doorbells=1): the driver writes SQ tails and
 # CQ heads there and rings the real doorbell only when the controller's
 # event index asks for it, batched polled completion included.  8 MiB

@@ -1,5 +1,5 @@
 # Completion batching and the bio cache without polling, in the guest
-# (sourced by check.sh after lib.sh and starved.sh; the nopoll boot: an
+# (sourced by boot.sh after common.sh and starved.sh; the nopoll boot: an
 # NVMe without poll queues): the NVMe interrupt handler (patch 64) and
 # null_blk's block softirq (patch 65) end what they find as one
 # blk_mq_end_request_batch(), and io_uring's and libaio's bios come from

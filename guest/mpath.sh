@@ -1,6 +1,6 @@
 # Polled I/O through the NVMe multipath head (boot "mpath": one subsystem,
 # two controllers, namespace 1 shared; head nvmeXnY, paths nvmeXcZnY).
-# Sourced by check.sh.  The head polls by following the bio to the path
+# Sourced by boot.sh.  The head polls by following the bio to the path
 # it was sent to: polling is proven on the paths' poll hctxs (queued
 # grows, NVMe interrupts stay flat).
 

@@ -1,5 +1,5 @@
 # A plug's requests handed to null_blk's ->queue_rqs() in one call, in
-# the guest (sourced by check.sh after lib.sh and starved.sh; the poll
+# the guest (sourced by boot.sh after common.sh and starved.sh; the poll
 # boot).  Each case proves that the calls happened and carried batches
 # (the function profiler's count of null_queue_rqs() against the requests
 # the device's hctxs took), that the data came back as written, and that

@@ -1,4 +1,4 @@
-# Tag-starved I/O, in the guest (sourced by check.sh, after lib.sh): more
+# Tag-starved I/O, in the guest (sourced by boot.sh, after common.sh): more
 # I/Os in flight than the device has tags, so that batched request
 # allocation runs short and falls back, with a write/verify pattern, an
 # I/O scheduler set and unset and nr_requests changed while it runs.

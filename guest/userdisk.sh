@@ -1,4 +1,4 @@
-# userdisk.sh, sourced by check.sh (boot "userdisk"): the iopoll kselftest
+# userdisk.sh, sourced by boot.sh (boot "userdisk"): the iopoll kselftest
 # on an NVMe that holds a user's data.  The boot has one namespace shared
 # by two controllers with NVMe multipathing off, so that it shows as two
 # disks (nvme0n1, nvme1n1).  The first gets a GPT with three partitions:

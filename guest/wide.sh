@@ -9,7 +9,7 @@
 # Devices: nvme0n1 (512 MiB, poll queues), nvme1n1 (metadata with
 # protection information), null_blk through configfs, and what the
 # tests make on top of them.
-. /fp/lib.sh
+. /fp/common.sh
 rc=0
 R=/mnt/deb
 

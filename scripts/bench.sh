@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: build (or reuse) the kernels of LABELS, boot each under QEMU
-# with the same devices, run the same probes (guest/bench.sh), and print
+# with the same devices, run the same probes (guest/run-probes.sh), and print
 # one table with patched/base ratios.  Results: results/<date>-<hash>/.
 #   LABELS  kernels, first is the reference (default: "base patched")
 #   MODES   icount and/or wall (default: "icount wall")
@@ -68,7 +68,7 @@ boot() {
 	mpath) opts+=(--mpath) ;;
 	mpath-single) opts+=(--mpath --append "nvme_core.multipath=N") ;;
 	esac
-	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/bench.sh "$mode" "$n" "$secs" "$set" "'$probes'" ||
+	"$FP_TOP/scripts/vm.sh" "${opts[@]}" -- sh /fp/run-probes.sh "$mode" "$n" "$secs" "$set" "'$probes'" ||
 		{ log "guest $l $mode $round failed: $logf"; return 1; }
 	cp "$logf.cmd" "$out/$l-$mode${5:+-$5}.qemu-cmd"
 	sed -n 's/^FASTPATH-START: //p' "$logf" >"$out/$l.uname"

@@ -8,7 +8,7 @@
 # each part of the series (the "## " headings of patches/series: after
 # the tests, the io_uring part, the allocation part, bio polling, ...)
 # the kernel also boots with the poll boot's devices and runs the
-# kselftests of that prefix and the KUnit suite (guest/check.sh
+# kselftests of that prefix and the KUnit suite (guest/boot.sh
 # kselftests), no test failing.  Run by
 # "make bisect-check"; prints one line per patch and its time, and fails
 # on the first that does not build or boot.  Each patch's line is also
@@ -46,7 +46,7 @@ for ((n = from; n <= to; n++)); do
 		rm -rf "$tests" && mkdir -p "$tests"
 		cp "$FP_BUILD"/bisect/tools/testing/selftests/iopoll/{iopoll_test,uring_test} "$tests/" 2>/dev/null || true
 		"$FP_TOP/scripts/vm.sh" --label bisect --smp 2 --poll-queues 1 --timeout 900 \
-			--files "$tests" --log "$FP_BUILD/bisect-p$n.tests" -- sh /fp/check.sh kselftests \
+			--files "$tests" --log "$FP_BUILD/bisect-p$n.tests" -- sh /fp/boot.sh kselftests \
 			>/dev/null 2>&1 || die "patch $n ($subj): the poll boot's tests fail: $FP_BUILD/bisect-p$n.tests{,.kernel}"
 		! grep -q '^not ok' "$FP_BUILD/bisect-p$n.tests" ||
 			die "patch $n ($subj): $(grep -c '^not ok' "$FP_BUILD/bisect-p$n.tests") tests fail: $FP_BUILD/bisect-p$n.tests"

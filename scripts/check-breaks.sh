@@ -3,7 +3,7 @@
 # broken.  Builds the label "breaks" once (the series with
 # harness/breaks/break.patch, make check's config: build/breaks+deb-guest)
 # and boots it once per manifest of guest/expected/breaks/ (BREAKS=NAME...
-# for some only).  A manifest names the boot (a boot of guest/check.sh),
+# for some only).  A manifest names the boot (a boot of guest/boot.sh),
 # its vm.sh options, the kernel parameters that pick the breaks
 # (fp_break=...), the verdict the run must end with (vm.sh's: "tests"
 # when only tests fail, "splat" when the break makes the kernel warn),
@@ -56,7 +56,7 @@ for mf in "${mfs[@]}"; do
 	log="$out/$name.log"
 	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-60} stage "$name: boot $boot with $append" \
 		"$FP_TOP/scripts/vm.sh" --label breaks+deb-guest --smp 2 --files "$out/guest-files" \
-		--log "$log" "${vmopts[@]}" --append "$append" -- sh /fp/check.sh "$boot" || true
+		--log "$log" "${vmopts[@]}" --append "$append" -- sh /fp/boot.sh "$boot" || true
 	got=$(cat "$log.verdict" 2>/dev/null || echo "no verdict")
 	# the boot's TAP lines, named as make check names them
 	tap_lines "breaks $boot: " "$log" >"$out/$name.results"

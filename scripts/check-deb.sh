@@ -57,7 +57,7 @@ install_kernel() {
 	log "installed: $(chroot "$root" dpkg-query -W -f='${Package} ${Version}' "linux-image-$rel"), initrd $(du -k "$root/boot/initrd.img-$rel" | cut -f1) KiB"
 	# the test, run as init
 	mkdir -p "$root/fp"
-	cp "$FP_TOP/guest/lib.sh" "$FP_TOP/guest/deb-test.sh" "$FP_TOP/guest/deb-init" "$root/fp/"
+	cp "$FP_TOP/guest/common.sh" "$FP_TOP/guest/deb-test.sh" "$FP_TOP/guest/deb-init" "$root/fp/"
 	chmod +x "$root/fp/deb-init"
 	echo "$rel" >"$root/fp/expected-release"
 	cp "$root/boot/vmlinuz-$rel" "$root/boot/initrd.img-$rel" "$root/boot/System.map-$rel" \

@@ -50,6 +50,7 @@ fi
 
 stage "fetch base" "$FP_TOP/scripts/fetch-base.sh" >/dev/null || exit 1
 stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
+stage "layout" "$FP_TOP/scripts/lint-layout.py" || failures+=("docs/layout.md")
 
 # The "patched" kernel the boots run is the one the test package ships
 # (scripts/deb.sh, DEB_CONFIG=qemu): the small config plus what a Debian
@@ -139,14 +140,14 @@ boot_why() {
 	echo "$1: $v${line:+; kernel log: $line}"
 }
 
-# boot LABEL NAME VM-OPTIONS...: one guest run of guest/check.sh NAME (of
+# boot LABEL NAME VM-OPTIONS...: one guest run of guest/boot.sh NAME (of
 # $GUEST_CMD if set) on two vCPUs, its results compared with the manifest
 boot() {
 	local label=$1 name=$2 rc=0 mf tag=$2${run:+#$run}
 	shift 2
 	FP_BOOT_TIMEOUT=${boot_timeout:-${FP_BOOT_TIMEOUT:-60}} \
 		"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" \
-		--log "$out/$label-$tag.log" "$@" -- ${GUEST_CMD:-sh /fp/check.sh $name} || rc=$?
+		--log "$out/$label-$tag.log" "$@" -- ${GUEST_CMD:-sh /fp/boot.sh $name} || rc=$?
 	# TAP lines of the guest, named by label and boot (and run: poll#2)
 	tap_lines "$label $tag: " "$out/$label-$tag.log" >>"$out/results.txt"
 	mf=$(manifest_of "$label" "$name")
@@ -283,7 +284,7 @@ for label in "${labels[@]}"; do
 	# check-long): more time than CI has
 	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) &&
 		[[ -d $out/liburing-files/liburing ]] &&
-		{ GUEST_CMD="sh /fp/liburing.sh" stage "$label: liburing 2.3 tests" \
+		{ GUEST_CMD="sh /fp/run-liburing.sh" stage "$label: liburing 2.3 tests" \
 			boot "$label" liburing --poll-queues 1 "${dbg[@]}" --timeout 3600 \
 			--files "$out/liburing-files" || boots_failed+=("$label liburing"); }
 done

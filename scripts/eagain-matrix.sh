@@ -45,13 +45,13 @@ for l in "${labels[@]}"; do
 	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" deb-guest.config || die "build $l failed"
 	git -C "$FP_BUILD/$k" log -1 --format="$l %h %s" >>"$out/labels.txt"
 	stage "$l: -EAGAIN matrix" "$FP_TOP/scripts/vm.sh" --label "$k" --smp 2 "${FP_EAGAIN_BOOT[@]}" \
-		--files "$out/guest" --timeout 1200 --log "$out/$l.log" -- sh /fp/check.sh eagain ||
+		--files "$out/guest" --timeout 1200 --log "$out/$l.log" -- sh /fp/boot.sh eagain ||
 		guest_failed "$l" "$out/$l.log"
 	grep -qa '^EAGAIN-CELL' "$out/$l.log" || { log "$l: no cell ran: $out/$l.log"; rc=1; }
 	# the multipath cells: make check's mpath boot's devices
 	stage "$l: -EAGAIN multipath cells" "$FP_TOP/scripts/vm.sh" --label "$k" --smp 2 --mpath \
 		--poll-queues 1 --files "$out/guest" --timeout 600 --log "$out/$l-mpath.log" \
-		-- sh /fp/check.sh eagain-mpath || guest_failed "$l" "$out/$l-mpath.log"
+		-- sh /fp/boot.sh eagain-mpath || guest_failed "$l" "$out/$l-mpath.log"
 	grep -qa '^EAGAIN-CELL' "$out/$l-mpath.log" || { log "$l: no multipath cell ran: $out/$l-mpath.log"; rc=1; }
 	args+=("$l=$out/$l.log" "$l=$out/$l-mpath.log")
 done

@@ -9,7 +9,7 @@
 #   GROUP regex of functions to sum as a group (insn-fold.py)
 # Examples: scripts/insn-profile.sh base -- nop 32 1
 #   GROUP='^blk_mq_get_tags?$' scripts/insn-profile.sh patched -- \
-#     '. /fp/lib.sh; d=$(nullb_create s irqmode=0 hw_queue_depth=48 poll_queues=1);
+#     '. /fp/common.sh; d=$(nullb_create s irqmode=0 hw_queue_depth=48 poll_queues=1);
 #      fp-bench uring /dev/$d 4096 128 32 32 1 poll'
 # PROBE ARGS that start with nop, uring, aio, pvsync2 or psync run
 # fp-bench; anything else runs as a guest shell command (which should run

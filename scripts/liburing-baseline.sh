@@ -14,7 +14,7 @@ mkdir -p "$out/files"
 stage "liburing tests" "$FP_TOP/scripts/liburing.sh" "$out/files" || die "liburing build failed"
 rm -f "$out/files/liburing/liburing-base.txt"
 "$FP_TOP/scripts/vm.sh" --label "$label" --smp 2 --poll-queues 1 --timeout 7200 \
-	--files "$out/files" --log "$out/console.log" -- sh /fp/liburing.sh all || true
+	--files "$out/files" --log "$out/console.log" -- sh /fp/run-liburing.sh all || true
 grep -a '^LIBURING ' "$out/console.log" | tr -d '\r' >"$out/results.txt"
 [[ -s $out/results.txt ]] || die "no results (log: $out/console.log)"
 if [[ $label == base ]]; then

@@ -3,7 +3,7 @@
 # measurement behind patch 0043's reap of every completed request.  Each
 # LABEL (default: patched) boots RUNS times (default 3), alternating, with
 # one NVMe poll queue on two vCPUs (QEMU's default aio=threads backend, so
-# completions come back in any order), and runs guest/reap-order.sh: a
+# completions come back in any order), and runs guest/run-reap-order.sh: a
 # 20 s IOPOLL job mixing 4 KiB and 128 KiB reads on one ring.  Prints
 # each run and, per label, the medians of IOPS and of the 4 KiB reads' p50
 # and p99 latency with their range.  Wall time: the figures vary with
@@ -19,7 +19,7 @@ mkdir -p "$out"
 for ((i = 1; i <= runs; i++)); do
 	for l in "${labels[@]}"; do
 		"$FP_TOP/scripts/vm.sh" --label "$l" --smp 2 --poll-queues 1 \
-			--log "$out/$l-$i.log" -- sh /fp/reap-order.sh >/dev/null 2>&1 ||
+			--log "$out/$l-$i.log" -- sh /fp/run-reap-order.sh >/dev/null 2>&1 ||
 			die "$l run $i failed: $out/$l-$i.log"
 		line=$(grep -a -m1 '^REAP iops' "$out/$l-$i.log") || die "$l run $i: no result ($out/$l-$i.log)"
 		echo "$l $line" | tee -a "$out/results.txt"

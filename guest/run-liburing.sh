@@ -4,7 +4,7 @@
 # can, with loopback networking up for the socket tests.  Tests named
 # "NAME+dev" run with the NVMe namespace as their file argument
 # (liburing's TEST_FILES).  Exit 0 passes, 77 skips, anything else fails.
-#   sh liburing.sh        the tests of liburing-tests.txt, compared with
+#   sh run-liburing.sh        the tests of liburing-tests.txt, compared with
 #                         liburing-base.txt, base's results:
 #                         - base passed: the test must pass (a skip fails);
 #                         - base failed or timed out: a failure with the
@@ -22,10 +22,10 @@
 #                         pollfree took 20.6 s there; on a slower one
 #                         150-164 s on the series, and base did not end
 #                         it in 200 s.
-#   sh liburing.sh all    every test, and every test that takes a file
+#   sh run-liburing.sh all    every test, and every test that takes a file
 #                         with the device, 60 s each: how liburing-base.txt
 #                         is made (scripts/liburing-baseline.sh)
-. /fp/lib.sh
+. /fp/common.sh
 mode=${1:-compare}
 export LD_LIBRARY_PATH=/fp/liburing/lib
 ip link set lo up 2>/dev/null

@@ -4,7 +4,7 @@
 # one ahead of it in the ring's poll list is still in flight.  Prints the
 # job's IOPS and the median and 99th percentile of the 4 KiB reads'
 # completion latency (from fio's per-I/O log), one "REAP" line.
-. /fp/lib.sh
+. /fp/common.sh
 dev=$(nvme_plain) || { echo "REAP no NVMe namespace"; exit 1; }
 fio --name=fill --filename=/dev/$dev --ioengine=io_uring --direct=1 --rw=write \
 	--bs=1M --size=64M --output-format=terse >/dev/null 2>&1 || { echo "REAP fill failed"; exit 1; }

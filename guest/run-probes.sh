@@ -1,11 +1,11 @@
-# make bench, in the guest: sh bench.sh MODE RUNS SECONDS [SET [PROBES]]
+# make bench, in the guest: sh run-probes.sh MODE RUNS SECONDS [SET [PROBES]]
 # Prints "RESULT <probe> <value> <unit>" for each run of each probe, and
 # "NOTE <probe> <text>" where a probe runs differently on this kernel.
 # SET: main (default), or the multipath boots: "mpath" (the head of a
 # two-controller subsystem) and "mpath-single" (the same subsystem with
 # nvme_core.multipath=N: one controller's namespace, no head).  PROBES:
 # an extended regex, only the probes whose names match it run.
-. /fp/lib.sh
+. /fp/common.sh
 mode=$1 runs=$2 secs=$3 set=${4:-main} probes=${5:-.}
 
 # want PROBE: true if PROBE is to run

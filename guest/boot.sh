@@ -1,10 +1,10 @@
-# make check, in the guest: "check.sh BOOT" (poll, nopoll, mpath,
+# make check, in the guest: "boot.sh BOOT" (poll, nopoll, mpath,
 # starved, dbbuf, swiotlb, eagain, userdisk; eagain-mpath for make eagain-matrix): the
 # devices BOOT asked for, the KUnit results,
 # the iopoll kselftests, then (with a plain NVMe namespace that polls) a
 # fio io_uring hipri write+verify job that must have run on the poll
 # queue.  The host compares the TAP lines with guest/expected/BOOT.txt.
-. /fp/lib.sh
+. /fp/common.sh
 
 rc=0
 boot=${1:-poll}
@@ -49,7 +49,7 @@ else
 	tap_skip kunit_sbitmap_batch "not in this kernel"
 fi
 
-# "check.sh starved": the boot with a shared null_blk tag set and short
+# "boot.sh starved": the boot with a shared null_blk tag set and short
 # NVMe queues runs only the tag-starved tests
 if [ "$boot" = starved ]; then
 	echo "== tag-starved I/O (shared tags, short NVMe queues)"
@@ -60,7 +60,7 @@ if [ "$boot" = starved ]; then
 	exit $rc
 fi
 
-# "check.sh eagain": one tag per NVMe queue (nvme.io_queue_depth=2) and
+# "boot.sh eagain": one tag per NVMe queue (nvme.io_queue_depth=2) and
 # a null_blk tag set of 2 shared by its devices: the -EAGAIN matrix
 if [ "$boot" = eagain ]; then
 	echo "== -EAGAIN CQEs counted: tiny and shared queues, split and multi-bio I/O"
@@ -68,7 +68,7 @@ if [ "$boot" = eagain ]; then
 	exit $rc
 fi
 
-# "check.sh eagain-mpath" (make eagain-matrix): the multipath boot's
+# "boot.sh eagain-mpath" (make eagain-matrix): the multipath boot's
 # -EAGAIN cells alone, the head under controller resets
 if [ "$boot" = eagain-mpath ]; then
 	echo "== -EAGAIN CQEs counted: the multipath head under controller resets"
@@ -76,7 +76,7 @@ if [ "$boot" = eagain-mpath ]; then
 	exit $rc
 fi
 
-# "check.sh swiotlb": swiotlb=force, so that no DMA mapping of the NVMe
+# "boot.sh swiotlb": swiotlb=force, so that no DMA mapping of the NVMe
 # may skip its unmap: the scatterlist path of multi-page requests
 if [ "$boot" = swiotlb ]; then
 	echo "== NVMe data mapping with every mapping bounced (swiotlb=force)"
@@ -84,7 +84,7 @@ if [ "$boot" = swiotlb ]; then
 	exit $rc
 fi
 
-# "check.sh dbbuf": the NVMe with its shadow doorbell buffer on (the
+# "boot.sh dbbuf": the NVMe with its shadow doorbell buffer on (the
 # harness keeps it off in the other boots: docs/emulator.md)
 if [ "$boot" = dbbuf ]; then
 	echo "== shadow doorbells under polled and interrupt-driven I/O"
@@ -92,7 +92,7 @@ if [ "$boot" = dbbuf ]; then
 	exit $rc
 fi
 
-# "check.sh userdisk": an NVMe that holds a user's data (a partition
+# "boot.sh userdisk": an NVMe that holds a user's data (a partition
 # table, a mounted ext4): the kselftests must leave it alone
 if [ "$boot" = userdisk ]; then
 	echo "== the iopoll kselftest on a disk it was not given"
