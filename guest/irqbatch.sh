@@ -269,8 +269,10 @@ nullb_softirq_batched() {
 # (io_uring) take their bios from the cache that their completions
 # refill, not from the slab: after the first in-flight bios, at most one
 # bio_alloc_bioset() call (the function profiler's count) per 8 reads.
+# That the profiler counted them is shown by bio_alloc_kiocb(), through
+# which every read's bio comes: 4096 calls at least.
 irq_bio_cache() {
-	local name=irq_bio_cache dev nb why= case eng disk n allocs
+	local name=irq_bio_cache dev nb why= case eng disk n allocs kiocbs
 	dev=$(nvme_plain) || { tap_fail $name "no NVMe namespace"; rc=1; return; }
 	nb=$(nullb_softirq bcache) ||
 		{ tap_fail $name "could not create a null_blk device"; rc=1; return; }
@@ -283,10 +285,13 @@ irq_bio_cache() {
 			--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 \
 			--output-format=terse >/tmp/fio-bc.out 2>&1
 		n=$?
-		allocs=$(fprof_stop bio_alloc_bioset)
-		echo "# $eng on $disk: fio exit $n, $allocs bio_alloc_bioset() calls for 4096 reads"
+		set -- $(fprof_stop bio_alloc_bioset bio_alloc_kiocb)
+		allocs=$1 kiocbs=$2
+		echo "# $eng on $disk: fio exit $n, $allocs bio_alloc_bioset() and $kiocbs bio_alloc_kiocb() calls for 4096 reads"
 		if [ $n != 0 ]; then
 			why="${why:+$why; }$eng on $disk: $(fio_failure bc $n)"
+		elif ! is_count "$kiocbs" || [ "$kiocbs" -lt 4096 ]; then
+			why="${why:+$why; }$eng on $disk: $kiocbs bio_alloc_kiocb() calls counted for 4096 reads"
 		elif ! is_count "$allocs" || [ "$allocs" -gt 512 ]; then
 			why="${why:+$why; }$eng on $disk: $allocs bios from the slab for 4096 reads"
 		fi
