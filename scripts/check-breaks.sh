@@ -12,7 +12,8 @@
 # boot must do what the boot's own manifest (guest/expected/BOOT.txt)
 # says: a break whose tests pass, a test that fails besides them, or
 # another verdict fails the target.  Results: results/breaks-<date>-
-# <hash>/ (each boot's log, summary.txt); ends with "check-breaks: N
+# <hash>/ (each boot's log, summary.txt, table.md: per manifest, the
+# tests that failed and the run's verdict); ends with "check-breaks: N
 # passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
@@ -46,6 +47,7 @@ done
 field() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
 
 passed=0 failed=0
+printf '| manifest | boot | `fp_break=` | tests that failed | verdict |\n|---|---|---|---|---|\n' >"$out/table.md"
 for mf in "${mfs[@]}"; do
 	name=$(basename "$mf" .txt)
 	boot=$(field "$mf" boot) verdict=$(field "$mf" verdict)
@@ -94,6 +96,11 @@ for mf in "${mfs[@]}"; do
 		{ id = $0; sub(/.*not ok - manifest\//, "", id); sub(/: .*/, "", id) }
 		!(id in want) || / reported [0-9]+ times/' || true)
 	[[ -z $m ]] || why+=("$(echo "$m" | sed 's/^[^:]*: not ok - //' | head -3 | paste -sd';')")
+	# a row of table.md (docs/testing.md's "Broken by hand" is made of
+	# it): what the run did, not what the manifest wants
+	printf '| `%s` | %s | `%s` | %s | %s |\n' "$name" "$boot" "${append#fp_break=}" \
+		"$(cut -f1 "$out/$name.failed" | sed 's/.*/`&`/' | paste -sd, | sed 's/,/, /g;s/^$/none/')" \
+		"$got" >>"$out/table.md"
 	if ((${#why[@]})); then
 		echo "not ok - breaks/$name: ${why[*]}" | tee -a "$out/summary.txt"
 		failed=$((failed + 1))
