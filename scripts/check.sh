@@ -221,53 +221,52 @@ for label in "${labels[@]}"; do
 		# two poll queues on two vCPUs: CPU hotplug takes one poll hctx away
 		stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 2 "${dbg[@]}" ||
 			boots_failed+=("$label poll${run:+#$run}")
-		# the debug kernel runs the poll, multipath (path loss under
-		# KASAN) and swiotlb boots in make check, the nopoll and dbbuf
-		# boots (once) in make check-long
+		# multipath: path loss under KASAN too
 		((dmadbg)) ||
 			stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 "${dbg[@]}" ||
 			boots_failed+=("$label mpath${run:+#$run}")
-		if ((${#dbg[@]} != 0 && r == 1)); then
-			# without DMA_API_DEBUG (configs/debug.config) the poll boot
-			# maps NVMe data from the bvecs (patch 0072) under KASAN;
-			# this one maps it with a scatterlist, every mapping bounced
-			stage "$label: NVMe with swiotlb=force" boot "$label" swiotlb --poll-queues 1 \
-				--append "swiotlb=force" "${dbg[@]}" || boots_failed+=("$label swiotlb")
+		# the other boots: all of them on a plain kernel; on the debug
+		# kernel (its first round) swiotlb, where without DMA_API_DEBUG
+		# (configs/debug.config) the poll boot maps NVMe data from the
+		# bvecs (patch 0072) and this one with a scatterlist, and in make
+		# check-long nopoll and dbbuf (interrupt batching, the
+		# interrupt-side bio cache and patch 68's softirq under KASAN and
+		# lockdep); not userdisk or eagain, whose dm, loop and zoned
+		# null_blk the debug kernel (no configs/deb-guest.config) lacks
+		other=
+		if ((${#dbg[@]} == 0)); then
+			other="nopoll userdisk dbbuf swiotlb eagain"
+		elif ((r == 1)); then
+			other=swiotlb
+			((dmadbg)) || [[ ${CHECK_LONG:-0} != 1 ]] || other+=" nopoll dbbuf"
 		fi
-		if ((${#dbg[@]} != 0 && r == 1 && !dmadbg)) && [[ ${CHECK_LONG:-0} == 1 ]]; then
-			# interrupt batching, the interrupt-side bio cache and patch
-			# 68's softirq under KASAN and lockdep
+		runs() { [[ " $other " == *" $1 "* ]]; }
+		! runs nopoll ||
 			stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 \
 				"${dbg[@]}" || boots_failed+=("$label nopoll")
-			# (not the -EAGAIN boot: the debug kernel is built without
-			# configs/deb-guest.config, so it has no dm, loop or zoned
-			# null_blk for its cells)
-			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \
-				--append "nvme.qemu_shadow_doorbells=1" "${dbg[@]}" || boots_failed+=("$label dbbuf")
-		fi
-		if ((${#dbg[@]} == 0)); then
-			stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 ||
-				boots_failed+=("$label nopoll")
-			# an NVMe holding a user's partitions and a mounted ext4,
-			# its namespace shared by two controllers and shown as two
-			# disks (multipathing off): the kselftest must refuse it
-			# (guest/userdisk.sh)
+		# an NVMe holding a user's partitions and a mounted ext4, its
+		# namespace shared by two controllers and shown as two disks
+		# (multipathing off): the kselftest must refuse it
+		# (guest/userdisk.sh)
+		! runs userdisk ||
 			stage "$label: the kselftest on a user's disk" boot "$label" userdisk \
 				--mpath --poll-queues 1 --disk-mb 64 --append "nvme_core.multipath=0" ||
-				boots_failed+=("$label userdisk")
-			# the harness turns QEMU's shadow doorbells off but here
-			# (docs/emulator.md): that path under batched polling
+			boots_failed+=("$label userdisk")
+		# the harness turns QEMU's shadow doorbells off but here
+		# (docs/emulator.md): that path under batched polling
+		! runs dbbuf ||
 			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \
-				--append "nvme.qemu_shadow_doorbells=1" || boots_failed+=("$label dbbuf")
-			# every DMA mapping bounced: NVMe requests larger than two
-			# pages take the scatterlist path (guest/dmamap.sh)
+				--append "nvme.qemu_shadow_doorbells=1" "${dbg[@]}" || boots_failed+=("$label dbbuf")
+		# every DMA mapping bounced: NVMe requests larger than two pages
+		# take the scatterlist path (guest/dmamap.sh)
+		! runs swiotlb ||
 			stage "$label: NVMe with swiotlb=force" boot "$label" swiotlb --poll-queues 1 \
-				--append "swiotlb=force" || boots_failed+=("$label swiotlb")
-			# one tag per NVMe queue and a null_blk tag set of 2 that its
-			# devices share: the CQEs that end with -EAGAIN, counted
+				--append "swiotlb=force" "${dbg[@]}" || boots_failed+=("$label swiotlb")
+		# one tag per NVMe queue and a null_blk tag set of 2 that its
+		# devices share: the CQEs that end with -EAGAIN, counted
+		! runs eagain ||
 			stage "$label: -EAGAIN matrix (one-tag NVMe queues, shared null_blk tags)" \
 				boot "$label" eagain "${FP_EAGAIN_BOOT[@]}" || boots_failed+=("$label eagain")
-		fi
 		# blocking=1: the shared tag set is made at module load from the
 		# module's parameters, so a memory_backed device (which allocates in
 		# ->queue_rq) gets BLK_MQ_F_BLOCKING only that way (as in vanilla 5.10)
