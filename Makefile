@@ -5,11 +5,11 @@ LABELS ?= base patched
 .PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
 
 help:
-	@echo "make check   lint the queue, build, boot QEMU, run the tests"
+	@echo "make check   lint the queue, build, boot QEMU, run the tests (TESTS='PATTERN...': only those, docs/writing-tests.md)"
 	@echo "make check-long  the debug kernel's boots (poll, mpath, starved REPEAT=3 times; the others once), and DMA-API debug"
-	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= WIDE_GROUPS=)"
+	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= TESTS=)"
 	@echo "make check-breaks  the tests fail on the hand-broken kernel (harness/breaks/, BREAKS=)"
-	@echo "make lint    the queue lint, docs/layout.md against the tree, the allmodconfig W=1 build of every changed file"
+	@echo "make lint    the queue lint, docs/layout.md against the tree, the tests' headers, the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
 	@echo "make eagain-matrix  the -EAGAIN CQEs of make check's eagain boot, per kernel (LABELS=, REF=mainline)"
@@ -23,7 +23,7 @@ help:
 	@echo "make fetch   fetch and verify the pinned base (BASE)"
 
 check:
-	scripts/check.sh
+	TESTS="$(TESTS)" scripts/check.sh
 
 # before a resolve: the debug kernel's poll, multipath and tag-starved
 # boots three times over, its nopoll, dbbuf, swiotlb and liburing
@@ -37,7 +37,7 @@ check-long:
 # before a resolve: what users stack on the series, base and patched
 # side by side (configs/wide.config, guest/wide.sh)
 check-wide:
-	LABELS="$(LABELS)" FRAGS="$(FRAGS)" WIDE_GROUPS="$(WIDE_GROUPS)" scripts/check-wide.sh
+	LABELS="$(LABELS)" FRAGS="$(FRAGS)" TESTS="$(TESTS)" scripts/check-wide.sh
 
 # before a resolve: each break of harness/breaks/break.patch fails the
 # tests guest/expected/breaks/ names, and only those
@@ -60,6 +60,7 @@ bisect-check:
 lint:
 	scripts/lint-queue.sh
 	scripts/lint-layout.py
+	scripts/tests.py lint
 	scripts/allmod-check.sh $(LABEL)
 
 bench:

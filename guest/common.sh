@@ -192,6 +192,8 @@ polled_io() {
 nvme_plain() {
 	local d
 	for d in /sys/block/nvme*n*; do
+		# (no NVMe at all: the pattern itself, which names no disk)
+		[ -e "$d" ] || continue
 		d=${d##*/}
 		case $d in *c*) continue ;; esac
 		ls -d /sys/block/"${d%n*}"c*n"${d##*n}" >/dev/null 2>&1 && continue
@@ -339,4 +341,211 @@ mpath_head() {
 	local h
 	h=$(ls -d /sys/block/nvme*n* 2>/dev/null | grep -v 'c[0-9]*n' | head -1)
 	echo "${h##*/}"
+}
+
+# ---- helpers of several groups of tests ----
+
+# tags_busy DISK [TYPE]: busy tags and sched_tags over all hctxs of DISK
+# (only the hctxs of TYPE: default, read, poll)
+tags_busy() {
+	local s=0 f b n=0
+	for f in /sys/kernel/debug/block/$1/hctx*/tags /sys/kernel/debug/block/$1/hctx*/sched_tags; do
+		[ -f "$f" ] || continue
+		[ -z "$2" ] || [ "$(cat "${f%/*}/type" 2>/dev/null)" = "$2" ] || continue
+		b=$(sed -n 's/^busy=//p' "$f" | head -1)
+		# sched_tags is empty without a scheduler
+		[ -n "$b" ] || continue
+		case $b in *[!0-9]*) echo "?"; return ;; esac
+		s=$((s + b)) n=$((n + 1))
+	done
+	# no tags file read: "?", which no check takes for 0
+	[ $n -gt 0 ] && echo $s || echo "?"
+}
+
+T=/sys/kernel/tracing
+
+# fprof_counts: each profiled function's calls so far, summed over the
+# CPUs ("FUNC N" lines)
+fprof_counts() {
+	cat $T/trace_stat/function* 2>/dev/null |
+		awk '$2 ~ /^[0-9]+$/ { c[$1] += $2 } END { for (f in c) print f, c[f] }'
+}
+
+# fprof_start FUNC...: count the FUNCs' calls from now on, with the
+# profiler /init switched on (guest/fprof.sh: FUNC must be in its list);
+# fails without it or when the first FUNC is not profiled (the others
+# may be absent from this kernel)
+fprof_start() {
+	[ "$(cat $T/function_profile_enabled 2>/dev/null)" = 1 ] || return 1
+	grep -qx "$1" $T/set_ftrace_filter || return 1
+	fprof_counts >/tmp/fprof.start
+}
+
+# fprof_stop FUNC...: prints each FUNC's calls since fprof_start, in the
+# order given; "?" for a FUNC the profiler does not count (not in its
+# filter), which no check takes for a number (is_count)
+fprof_stop() {
+	fprof_counts | awk -v fs="$*" -v st="$(cat /tmp/fprof.start)" \
+		-v on="$(cat $T/set_ftrace_filter 2>/dev/null)" '
+		BEGIN {
+			m = split(on, l, "\n")
+			for (i = 1; i <= m; i++) {
+				split(l[i], kv, " ")
+				prof[kv[1]] = 1
+			}
+			m = split(st, l, "\n")
+			for (i = 1; i <= m; i++) {
+				split(l[i], kv, " ")
+				s[kv[1]] = kv[2]
+			}
+		}
+		{ c[$1] = $2 }
+		END {
+			n = split(fs, f, " ")
+			for (i = 1; i <= n; i++)
+				printf "%s%s", (f[i] in prof) ? c[f[i]] - s[f[i]] : "?", i < n ? " " : "\n"
+		}'
+}
+
+# polled_since DISK N: DISK's poll hctxs have allocated more than N requests
+polled_since() { [ "$(hctx_queued "$1" poll)" -gt "$2" ]; }
+
+# the path disks of head $1, one per line
+mpath_paths() {
+	local d
+	for d in /sys/block/${1%n*}c*n${1##*n}; do
+		[ -e "$d" ] && echo "${d##*/}"
+	done
+}
+
+mpath_npaths_is() { [ "$(mpath_paths "$1" | wc -l)" = "$2" ]; }
+ctrl_live() { [ "$(cat /sys/class/nvme/$1/state 2>/dev/null)" = live ]; }
+
+# poll hctx "queued" of one path disk
+path_poll_queued() { hctx_queued "$1" poll; }
+
+# the nvme controller (nvmeN) of path disk $1 (nvmeXcNnY)
+path_ctrl() { local c=${1#nvme*c}; echo "nvme${c%%n*}"; }
+
+mpath_iopolicy() {
+	local f
+	for f in /sys/class/nvme-subsystem/*/iopolicy; do
+		[ -f "$f" ] && echo "$1" >"$f"
+	done
+}
+
+# reset_both C0 C1: reset both NVMe controllers at once (each write
+# waits for its reset) and wait until both are live again; prints what
+# went wrong, nothing if nothing did
+reset_both() {
+	local p r=
+	echo 1 >/sys/class/nvme/$1/reset_controller 2>/dev/null &
+	p=$!
+	echo 1 >/sys/class/nvme/$2/reset_controller 2>/dev/null || r="$2's reset refused"
+	wait $p || r="${r:+$r; }$1's reset refused"
+	wait_until 60 ctrl_live "$1" && wait_until 60 ctrl_live "$2" ||
+		r="${r:+$r; }a controller not live after the reset"
+	echo "$r"
+}
+
+# verify_fio NAME DEV SIZE [FIO-OPTIONS...]: polled write+verify, QD 64
+# submitted 32 at a time
+verify_fio() {
+	local name=$1 dev=$2 size=$3
+	shift 3
+	fio_verify "$name" "$dev" 1 --size="$size" --iodepth=64 \
+		--iodepth_batch_submit=32 --iodepth_batch_complete_min=1 "$@"
+}
+
+# ---- the test runner: tests/GROUP/NAME, one test per file ----
+# A test file starts with its header, "# FIELD: VALUE" lines
+# (docs/writing-tests.md): proves, boots, needs, break, and optionally
+# ids (default: the file's name), order (default 50) and time (the
+# runner's bound on the whole test, default 300 s).  Its body is sh,
+# run in a shell of its own with this file, FP_TEST_LIB (a runner's own
+# helpers: the wide guest's) and its group's rc sourced, FP_BOOT set to
+# the boot's name and rc=0; it prints its TAP lines
+# (tap_result, tap_ok, tap_skip) and leaves rc at 1 if it failed.
+
+# test_field FILE FIELD: the value of FILE's "# FIELD: " header line
+test_field() { sed -n "/^[^#]/q; s/^# $2: //p" "$1" | head -1; }
+
+# test_list BOOT: the tests (GROUP/NAME) that name BOOT in "# boots:",
+# only those of FP_TESTS if it is set, in the order of "# order:", then
+# by name
+test_list() {
+	local f n o
+	for f in /fp/tests/*/*; do
+		n=${f#/fp/tests/}
+		[ "${n##*/}" != rc ] || continue
+		case " $(test_field "$f" boots) " in *" $1 "*) ;; *) continue ;; esac
+		if [ -n "${FP_TESTS:-}" ]; then
+			case " $FP_TESTS " in *" $n "*) ;; *) continue ;; esac
+		fi
+		o=$(test_field "$f" order)
+		echo "${o:-50} $n"
+	done | sort -k1,1n -k2,2 | cut -d' ' -f2
+}
+
+# test_state: what a test left behind that the next would trip over
+# (a CPU offline, a null_blk, a mount under /mnt, a dm, md or bound
+# loop device, swap on); prints it, nothing if it left nothing
+test_state() {
+	local d left=
+	[ "$(cat /sys/devices/system/cpu/cpu1/online 2>/dev/null || echo 1)" = 1 ] ||
+		left="CPU 1 offline"
+	for d in /sys/kernel/config/nullb/*/; do
+		[ -d "$d" ] && left="${left:+$left, }null_blk ${d%/}"
+	done
+	for d in $(awk '$2 ~ /^\/mnt\// { print $2 }' /proc/mounts); do
+		left="${left:+$left, }a mount on $d"
+	done
+	for d in /sys/block/dm-* /sys/block/md[0-9]*; do
+		[ -e "$d" ] && left="${left:+$left, }${d##*/}"
+	done
+	for d in /sys/block/loop*/loop/backing_file; do
+		[ -e "$d" ] && left="${left:+$left, }${d%/loop/backing_file}"
+	done
+	[ "$(wc -l </proc/swaps)" -le 1 ] || left="${left:+$left, }swap on"
+	echo "$left" | sed 's,/sys/[a-z/]*/,,g'
+}
+
+# run_test BOOT GROUP/NAME: one test in its own sh, bounded by its time;
+# its begin and end marked in the kernel log.  A test that ran out of
+# time is killed and fails; one that left state behind fails as
+# "state/NAME" (no test of a manifest).  Returns 1 if it failed.
+run_test() {
+	local f=/fp/tests/$2 t r left
+	# (FP_TIME_SCALE: a slower kernel's factor, the debug build's)
+	t=$(test_field "$f" time)
+	t=$((${t:-300} * ${FP_TIME_SCALE:-1}))
+	echo "== $2: $(test_field "$f" proves)"
+	echo "fastpath: test begin $2" >/dev/kmsg
+	FP_BOOT=$1 timeout -s KILL "$t" sh -c '. /fp/common.sh
+		[ -z "${FP_TEST_LIB:-}" ] || . "$FP_TEST_LIB"
+		rc=0
+		[ ! -f "/fp/tests/${1%/*}/rc" ] || . "/fp/tests/${1%/*}/rc"
+		. "/fp/tests/$1"
+		exit $rc' run_test "$2" </dev/null
+	r=$?
+	echo "fastpath: test end $2" >/dev/kmsg
+	if [ $r = 137 ]; then
+		# a fault window the killed test left open closes with it
+		expect_fault_end
+		tap_fail "state/${2#*/}" "still running after its $t s: killed"
+	fi
+	left=$(test_state)
+	if [ -n "$left" ]; then
+		tap_fail "state/${2#*/}" "left behind: $left"
+		r=1
+	fi
+	[ $r = 0 ]
+}
+
+# run_tests BOOT: run_test for each of test_list BOOT; rc=1 if one failed
+run_tests() {
+	local n
+	for n in $(test_list "$1"); do
+		run_test "$1" "$n" || rc=1
+	done
 }

@@ -1,5 +1,5 @@
 # The functions whose calls the tests count with ftrace's function
-# profiler (fprof_start and fprof_stop in starved.sh).  Switching the
+# profiler (fprof_start and fprof_stop in common.sh).  Switching the
 # profiler on or off patches kernel text, and on two TCG vCPUs a patch
 # can leave a stale int3 that crashes the guest (docs/emulator.md): make
 # check's guests switch it on once, from /init before their command

@@ -6,7 +6,8 @@
 # build/LABEL+wide, and booted once on two vCPUs with an NVMe of two
 # poll queues, a second NVMe whose namespace carries protection
 # information, and a Debian 12 root (debootstrap, cached) with its tools;
-# guest/wide.sh runs the tests there.  Then one table, test by test,
+# guest/wide.sh runs the tests of tests/ whose "# boots:" names wide
+# there, one at a time.  Then one table, test by test,
 # and each label judged on its own results by its manifest
 # (scripts/wide-table.py): guest/expected/wide.txt for the series, where
 # every test must pass or skip as it says, guest/expected/base/wide.txt
@@ -18,19 +19,39 @@
 #           under test: it must have a manifest and a clean run)
 #   FRAGS   more config fragments for every label, e.g. "debug.config"
 #           (KASAN, lockdep, kmemleak: build/LABEL+wide+debug)
-#   WIDE_GROUPS  only these groups of guest/wide.sh (e.g. "dm md")
+#   TESTS   only these tests: shell patterns on GROUP/NAME, on NAME or
+#           on GROUP (e.g. "dm md/wide_md_raid1"; scripts/tests.py
+#           select wide PATTERN... lists them); the manifests are then
+#           compared for their IDs only
 . "$(dirname "$0")/lib.sh"
+FP_PREFIX="[check-wide] "
 
 read -r -a labels <<<"${LABELS:-base patched}"
 ((${#labels[@]} >= 1)) || die "no LABELS"
 read -r -a frags <<<"${FRAGS:-}"
-read -r -a groups <<<"${WIDE_GROUPS:-}"
-sfx=+wide
+sfx=+wide scale=
 for f in "${frags[@]}"; do
 	sfx+=+$(basename "$f" .config)
+	# the debug kernel runs the guest about 15 times slower: each test
+	# gets 15 times its "# time:" (guest/common.sh's run_test)
+	[[ $(basename "$f" .config) != debug ]] || scale=15
 done
+# TESTS: the wide tests it names (GROUP/NAME, in run order) for the
+# guest, and their IDs for the manifests
+read -r -a sel <<<"${TESTS:-}"
+list=
+only=
+if ((${#sel[@]})); then
+	list=$("$FP_TOP/scripts/tests.py" select wide "${sel[@]}" | paste -sd' ')
+	[[ -n $list ]] || die "TESTS='${TESTS}' names no test of the wide guest (scripts/tests.py select wide PATTERN... lists them)"
+	only=$("$FP_TOP/scripts/tests.py" ids $list | paste -sd' ')
+fi
+# the guest's command (vm.sh runs it with sh): FP_TESTS, FP_TIME_SCALE
+guest=()
+[[ -z $list ]] || guest+=("FP_TESTS='$list'")
+[[ -z $scale ]] || guest+=("FP_TIME_SCALE=$scale")
+guest+=(sh /fp/wide.sh)
 need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" e2fsprogs
-FP_PREFIX="[check-wide] "
 
 # the guest's Debian 12 root: minbase and the tools the tests use
 suite=bookworm
@@ -82,12 +103,12 @@ for l in "${labels[@]}"; do
 		--poll-queues 2 --disk-mb 512 --nvme-ns "ms=8,mset=0,pi=1" \
 		--virtio "$root" --virtio "$FP_BUILD/$l$sfx/modules.img" \
 		--append "slab_nomerge slub_debug=A,bio-*" --timeout "${WIDE_TIMEOUT:-3000}" --log "$out/$l.log" \
-		-- sh /fp/wide.sh "${groups[@]}" || true
+		-- "${guest[@]}" || true
 	echo "$l $((SECONDS - t1))" >>"$out/times.txt"
 	args+=("$l=$out/$l.log")
 done
 rc=0
-((${#groups[@]} == 0)) || args=(--partial "${args[@]}")
+[[ -z $list ]] || args=(--only "$only" "${args[@]}")
 python3 "$FP_TOP/scripts/wide-table.py" "${args[@]}" >"$out/table.md" || rc=1
 cat "$out/table.md"
 log "results: $out ($((SECONDS - t0)) s)"

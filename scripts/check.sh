@@ -11,10 +11,25 @@
 # the boots ran (DEB_CONFIG=qemu) and run it in a Debian 11 guest
 # (scripts/check-deb.sh;
 # CHECK_DEB=0 leaves these two out), and end with "check: N passed,
-# N failed, N skipped".
+# N failed, N skipped".  TESTS="PATTERN..." runs only the tests of
+# tests/ that the patterns name (scripts/tests.py), on the boots that
+# hold them, on "patched" unless CHECK_LABELS says otherwise; the queue
+# lint, liburing (unless a pattern is "liburing"), mail and deb stay out.
 . "$(dirname "$0")/lib.sh"
 
-labels=(${CHECK_LABELS:-patched patched+debug})
+# TESTS: the boots that hold a test the patterns name
+sel=${TESTS:-} sel_boots=
+if [[ -n $sel ]]; then
+	sel_boots=$("$FP_TOP/scripts/tests.py" boots $sel)
+	[[ -n $sel_boots || " $sel " == *" liburing "* ]] ||
+		die "TESTS='$sel' names no test of tests/ (scripts/tests.py select BOOT PATTERN lists them)"
+	labels=(${CHECK_LABELS:-patched})
+	CHECK_DEB=0
+else
+	labels=(${CHECK_LABELS:-patched patched+debug})
+fi
+# wanted BOOT: BOOT holds a test TESTS names (every boot without TESTS)
+wanted() { [[ -z $sel || " $sel_boots " == *" $1 "* ]]; }
 out=$FP_BUILD/check
 rm -rf "$out"
 mkdir -p "$out"
@@ -49,8 +64,9 @@ if [[ ${CHECK_DEB:-1} == 1 && $FP_PATCHES == "$FP_TOP/patches" ]]; then
 fi
 
 stage "fetch base" "$FP_TOP/scripts/fetch-base.sh" >/dev/null || exit 1
-stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
+[[ -n $sel ]] || stage "patch queue" "$FP_TOP/scripts/lint-queue.sh" || failures+=("patch queue")
 stage "layout" "$FP_TOP/scripts/lint-layout.py" || failures+=("docs/layout.md")
+stage "tests" "$FP_TOP/scripts/tests.py" lint || failures+=("tests/ headers")
 
 # The "patched" kernel the boots run is the one the test package ships
 # (scripts/deb.sh, DEB_CONFIG=qemu): the small config plus what a Debian
@@ -105,7 +121,8 @@ for p in iopoll_test uring_test; do
 done
 
 # liburing's own test suite (bookworm's 2.3), for its own boot
-stage "liburing tests" "$FP_TOP/scripts/liburing.sh" "$out/liburing-files" ||
+[[ -n $sel && " $sel " != *" liburing "* ]] ||
+	stage "liburing tests" "$FP_TOP/scripts/liburing.sh" "$out/liburing-files" ||
 	failures+=("liburing tests build")
 
 # manifest_of LABEL NAME: the expected results of boot NAME for LABEL:
@@ -143,17 +160,26 @@ boot_why() {
 # boot LABEL NAME VM-OPTIONS...: one guest run of guest/boot.sh NAME (of
 # $GUEST_CMD if set) on two vCPUs, its results compared with the manifest
 boot() {
-	local label=$1 name=$2 rc=0 mf tag=$2${run:+#$run}
+	local label=$1 name=$2 rc=0 mf tag=$2${run:+#$run} list= only= env=
 	shift 2
+	# TESTS: the boot's tests it names, and their IDs (with the boot's
+	# own device and KUnit lines) for the manifest
+	if [[ -n $sel && -z ${GUEST_CMD:-} ]]; then
+		list=$("$FP_TOP/scripts/tests.py" select "$name" $sel | paste -sd' ')
+		only="dev_* kunit_* $("$FP_TOP/scripts/tests.py" ids $list | paste -sd' ')"
+		env="FP_TESTS='$list'"
+	fi
+	# the debug kernel's tests get 4 times their time (guest/common.sh)
+	[[ -z $boot_timeout ]] || env+=" FP_TIME_SCALE=4"
 	FP_BOOT_TIMEOUT=${boot_timeout:-${FP_BOOT_TIMEOUT:-60}} \
 		"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" \
-		--log "$out/$label-$tag.log" "$@" -- ${GUEST_CMD:-sh /fp/boot.sh $name} || rc=$?
+		--log "$out/$label-$tag.log" "$@" -- ${GUEST_CMD:-$env sh /fp/boot.sh $name} || rc=$?
 	# TAP lines of the guest, named by label and boot (and run: poll#2)
 	tap_lines "$label $tag: " "$out/$label-$tag.log" >>"$out/results.txt"
 	mf=$(manifest_of "$label" "$name")
 	if [[ -n $mf ]]; then
 		mrc=0
-		MANIFEST_MARK=$out/results.tmp "$FP_TOP/scripts/manifest.sh" "$out/results.txt" \
+		MANIFEST_ONLY=$only MANIFEST_MARK=$out/results.tmp "$FP_TOP/scripts/manifest.sh" "$out/results.txt" \
 			"$label" "$tag" "$mf" >"$out/manifest.tmp" || mrc=$?
 		[[ ! -f $out/results.tmp ]] || mv "$out/results.tmp" "$out/results.txt"
 		((mrc == 0 || rc != 0)) || rc=1
@@ -219,10 +245,11 @@ for label in "${labels[@]}"; do
 		run=
 		((reps == 1)) || run=$r
 		# two poll queues on two vCPUs: CPU hotplug takes one poll hctx away
-		stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 2 "${dbg[@]}" ||
+		! wanted poll ||
+			stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 2 "${dbg[@]}" ||
 			boots_failed+=("$label poll${run:+#$run}")
 		# multipath: path loss under KASAN too
-		((dmadbg)) ||
+		((dmadbg)) || ! wanted mpath ||
 			stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 "${dbg[@]}" ||
 			boots_failed+=("$label mpath${run:+#$run}")
 		# the other boots: all of them on a plain kernel; on the debug
@@ -240,14 +267,14 @@ for label in "${labels[@]}"; do
 			other=swiotlb
 			((dmadbg)) || [[ ${CHECK_LONG:-0} != 1 ]] || other+=" nopoll dbbuf"
 		fi
-		runs() { [[ " $other " == *" $1 "* ]]; }
+		runs() { [[ " $other " == *" $1 "* ]] && wanted "$1"; }
 		! runs nopoll ||
 			stage "$label: NVMe without poll queues" boot "$label" nopoll --poll-queues 0 \
 				"${dbg[@]}" || boots_failed+=("$label nopoll")
 		# an NVMe holding a user's partitions and a mounted ext4, its
 		# namespace shared by two controllers and shown as two disks
 		# (multipathing off): the kselftest must refuse it
-		# (guest/userdisk.sh)
+		# (tests/userdisk/kselftest_refusals)
 		! runs userdisk ||
 			stage "$label: the kselftest on a user's disk" boot "$label" userdisk \
 				--mpath --poll-queues 1 --disk-mb 64 --append "nvme_core.multipath=0" ||
@@ -258,7 +285,7 @@ for label in "${labels[@]}"; do
 			stage "$label: NVMe with shadow doorbells" boot "$label" dbbuf --poll-queues 2 \
 				--append "nvme.qemu_shadow_doorbells=1" "${dbg[@]}" || boots_failed+=("$label dbbuf")
 		# every DMA mapping bounced: NVMe requests larger than two pages
-		# take the scatterlist path (guest/dmamap.sh)
+		# take the scatterlist path (tests/dmamap/nvme_map_verify)
 		! runs swiotlb ||
 			stage "$label: NVMe with swiotlb=force" boot "$label" swiotlb --poll-queues 1 \
 				--append "swiotlb=force" "${dbg[@]}" || boots_failed+=("$label swiotlb")
@@ -272,7 +299,7 @@ for label in "${labels[@]}"; do
 		# ->queue_rq) gets BLK_MQ_F_BLOCKING only that way (as in vanilla 5.10)
 		# (the debug kernel's starved boot with CHECK_LONG=1, in
 		# make check-long: make check has no time left for it)
-		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) &&
+		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) && wanted starved &&
 			{ stage "$label: tag-starved (shared tags, short NVMe queues)" \
 			boot "$label" starved --poll-queues 1 --append "nvme.io_queue_depth=16" \
 			--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0 blocking=1" \
@@ -289,7 +316,9 @@ for label in "${labels[@]}"; do
 done
 
 # The send-ready mails and the Debian package, for the current pin (BASE)
-if [[ $FP_PATCHES == "$FP_TOP/patches" ]]; then
+if [[ -n $sel ]]; then
+	log "TESTS='$sel': mail and deb are left out"
+elif [[ $FP_PATCHES == "$FP_TOP/patches" ]]; then
 	FASTPATH_OUTGOING=$out/outgoing stage "mail: format-patch, get_maintainer.pl, send-email --dry-run" \
 		"$FP_TOP/scripts/mail.sh" || failures+=("mail")
 	if [[ ${CHECK_DEB:-1} == 1 ]]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make eagain-matrix: make check's "eagain" boot (guest/eagain.sh: the
+# make eagain-matrix: make check's "eagain" boot (tests/eagain/: the
 # CQEs of io_uring reads and writes that end with -EAGAIN, counted by
 # probes/fp-eagain.c on one-tag NVMe queues and a shared null_blk tag
 # set, then the NVMe multipath head under controller resets) on each

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """eagain-table.py LABEL=LOG...: the EAGAIN-CELL lines of make check's
-eagain boot (guest/eagain.sh) in each LOG, as one markdown table: per
+eagain boot (tests/eagain/) in each LOG, as one markdown table: per
 cell and label, the CQEs that ended with -EAGAIN (writes+reads) and,
 where there were any, the I/Os completed, the other errors and the
 blocks read back wrong.  A cell run on two devices at once (the shared

@@ -17,8 +17,8 @@ if [[ ! -f $img ]]; then
 	mkdir -p "$tmp"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,fp,etc,root}
 	cp /bin/busybox "$tmp/bin/busybox"
 	install -m 0755 "$FP_TOP/guest/init" "$tmp/init"
-	# fio, mke2fs (for ext4), losetup and dmsetup (guest/eagain.sh),
-	# sfdisk and e2fsck (guest/userdisk.sh), with the libraries they
+	# fio, mke2fs (for ext4), losetup and dmsetup (tests/eagain/),
+	# sfdisk and e2fsck (tests/userdisk/), with the libraries they
 	# link, at their own paths
 	for bin in /usr/bin/fio /sbin/mke2fs /sbin/e2fsck /sbin/losetup /sbin/dmsetup /sbin/sfdisk; do
 		cp "$bin" "$tmp/$bin"

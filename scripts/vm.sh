@@ -119,6 +119,8 @@ fi
 # The per-run cpio: the command, the guest helpers, the files asked for.
 mkdir -p "$run/ov/fp"
 cp "$FP_TOP"/guest/*.sh "$run/ov/fp/" 2>/dev/null || true
+# the tests, one a file (tests/GROUP/NAME: guest/common.sh runs them)
+cp -a "$FP_TOP/tests" "$run/ov/fp/tests"
 for d in "${files[@]}"; do cp -a "$d"/. "$run/ov/fp/"; done
 printf '%s\n' "$*" >"$run/ov/fp/cmd"
 (cd "$run/ov" && find . | cpio -o -H newc --quiet) >"$run/ov.cpio"
