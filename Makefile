@@ -26,8 +26,8 @@ check:
 	TESTS="$(TESTS)" scripts/check.sh
 
 # before a resolve: the debug kernel's poll, multipath and tag-starved
-# boots three times over, its nopoll, dbbuf, swiotlb and liburing
-# boots once, and the poll and swiotlb boots under DMA-API
+# boots three times over, its nopoll, dbbuf, swiotlb, eagain and
+# liburing boots once, and the poll and swiotlb boots under DMA-API
 # debugging (longer than CI has)
 check-long:
 	CHECK_LABELS="patched+debug patched+debug+dma-debug" \

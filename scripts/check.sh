@@ -73,9 +73,15 @@ stage "tests" "$FP_TOP/scripts/tests.py" lint || failures+=("tests/ headers")
 # 11 guest needs (configs/deb-guest.config), built once for both in
 # build/patched+deb-guest.  The kselftests and probes run on every label
 # come from the whole series.
-# Base is built the same way (its dm, loop and zoned cells need it).
-kfrag() { [[ $1 != patched && $1 != base ]] || echo deb-guest.config; }
-kdir() { echo "$1$([[ -z $(kfrag "$1") ]] || echo +deb-guest)"; }
+# Base is built the same way (its dm, loop and zoned cells need it), and
+# so are the debug kernels (patched+debug: build/patched+deb-guest+debug)
+# kfrag LABEL: deb-guest.config for patched and base (and their +NAME
+# kernels); kdir LABEL: the build directory of LABEL
+kfrag() { [[ ${1%%+*} != patched && ${1%%+*} != base ]] || echo deb-guest.config; }
+kdir() {
+	local b=${1%%+*}
+	echo "$b$([[ -z $(kfrag "$1") ]] || echo +deb-guest)${1#"$b"}"
+}
 stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 	echo "check: 0 passed, 1 failed, 0 skipped"
 	exit 1
@@ -84,10 +90,12 @@ stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
 # QEMU leaves a core partly idle, the liburing boot most of the time) at
 # SCHED_IDLE, so that it takes only CPU time the guests leave; its stage
 # below waits for it
-# label_frags LABEL: the config fragments that LABEL's "+NAME" parts
-# name (patched+debug+dma-debug: debug.config dma-debug.config)
+# label_frags LABEL: kfrag's fragment, then those that LABEL's "+NAME"
+# parts name (patched+debug+dma-debug: deb-guest.config debug.config
+# dma-debug.config)
 label_frags() {
 	local f
+	kfrag "$1"
 	IFS=+ read -r -a f <<<"$1"
 	((${#f[@]} < 2)) || printf '%s.config\n' "${f[@]:1}"
 }
@@ -256,16 +264,15 @@ for label in "${labels[@]}"; do
 		# kernel (its first round) swiotlb, where without DMA_API_DEBUG
 		# (configs/debug.config) the poll boot maps NVMe data from the
 		# bvecs (patch 0072) and this one with a scatterlist, and in make
-		# check-long nopoll and dbbuf (interrupt batching, the
-		# interrupt-side bio cache and patch 68's softirq under KASAN and
-		# lockdep); not userdisk or eagain, whose dm, loop and zoned
-		# null_blk the debug kernel (no configs/deb-guest.config) lacks
+		# check-long nopoll, dbbuf and eagain (interrupt batching, the
+		# interrupt-side bio cache, patch 68's softirq and the -EAGAIN
+		# reissue under KASAN and lockdep)
 		other=
 		if ((${#dbg[@]} == 0)); then
 			other="nopoll userdisk dbbuf swiotlb eagain"
 		elif ((r == 1)); then
 			other=swiotlb
-			((dmadbg)) || [[ ${CHECK_LONG:-0} != 1 ]] || other+=" nopoll dbbuf"
+			((dmadbg)) || [[ ${CHECK_LONG:-0} != 1 ]] || other+=" nopoll dbbuf eagain"
 		fi
 		runs() { [[ " $other " == *" $1 "* ]] && wanted "$1"; }
 		! runs nopoll ||
