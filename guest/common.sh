@@ -510,33 +510,48 @@ test_state() {
 	echo "$left" | sed 's,/sys/[a-z/]*/,,g'
 }
 
-# run_test BOOT GROUP/NAME: one test in its own sh, bounded by its time;
-# its begin and end marked in the kernel log.  A test that ran out of
-# time is killed and fails; one that left state behind fails as
-# "state/NAME" (no test of a manifest).  Returns 1 if it failed.
+# run_test BOOT GROUP/NAME: one test in its own sh and session (setsid:
+# its process group holds all it starts), bounded by its time; its
+# begin and end marked in the kernel log.  A test still running after
+# its time gets SIGTERM, 10 s later SIGKILL, all its processes, and
+# fails as "state/NAME" (no test of a manifest), as does one that left
+# state behind.  Returns 1 if it failed.
 run_test() {
-	local f=/fp/tests/$2 t r left
+	local f=/fp/tests/$2 t r pid n=0 why= left
 	# (FP_TIME_SCALE: a slower kernel's factor, the debug build's)
 	t=$(test_field "$f" time)
 	t=$((${t:-300} * ${FP_TIME_SCALE:-1}))
 	echo "== $2: $(test_field "$f" proves)"
 	echo "fastpath: test begin $2" >/dev/kmsg
-	FP_BOOT=$1 timeout -s KILL "$t" sh -c '. /fp/common.sh
+	FP_BOOT=$1 setsid sh -c '. /fp/common.sh
 		[ -z "${FP_TEST_LIB:-}" ] || . "$FP_TEST_LIB"
 		rc=0
 		[ ! -f "/fp/tests/${1%/*}/rc" ] || . "/fp/tests/${1%/*}/rc"
 		. "/fp/tests/$1"
-		exit $rc' run_test "$2" </dev/null
+		exit $rc' run_test "$2" </dev/null &
+	pid=$!
+	while running $pid; do
+		if [ $n -ge $((t * 5)) ]; then
+			kill -TERM -$pid 2>/dev/null
+			wait_until 10 not_running $pid || kill -KILL -$pid 2>/dev/null
+			why="still running after its $t s: killed"
+			break
+		fi
+		sleep 0.2
+		n=$((n + 1))
+	done
+	wait $pid
 	r=$?
+	# what the test's processes left running (a killed test's, or
+	# the timers of run_timed) ends with it
+	kill -KILL -$pid 2>/dev/null
 	echo "fastpath: test end $2" >/dev/kmsg
-	if [ $r = 137 ]; then
-		# a fault window the killed test left open closes with it
-		expect_fault_end
-		tap_fail "state/${2#*/}" "still running after its $t s: killed"
-	fi
+	# a fault window the killed test left open closes with it
+	[ -z "$why" ] || expect_fault_end
 	left=$(test_state)
-	if [ -n "$left" ]; then
-		tap_fail "state/${2#*/}" "left behind: $left"
+	[ -z "$left" ] || why="${why:+$why; }left behind: $left"
+	if [ -n "$why" ]; then
+		tap_fail "state/${2#*/}" "$why"
 		r=1
 	fi
 	[ $r = 0 ]

@@ -16,7 +16,10 @@ one ID; an ID of a test that the manifest of one of its boots does not
 list, or a manifest line no test of that boot reports; a break token
 that harness/breaks/break.patch does not define; a test that a
 manifest of guest/expected/breaks/ expects to fail and whose header
-does not name that manifest's break.
+does not name that manifest's break; a "# time:" below the sum of the
+bounds inside the test (run_timed N, wait_until N, end_job PID N, also
+in the helpers it calls), which must run out first so that the test
+reports why.
 """
 import fnmatch
 import os
@@ -33,6 +36,32 @@ BOOTS = ("poll", "mpath", "nopoll", "userdisk", "dbbuf", "swiotlb",
          "eagain", "starved", "kselftests", "eagain-mpath", "wide")
 # IDs the runners report themselves, before the tests (guest/boot.sh)
 PREAMBLE = ("dev_*", "kunit_*", "wide_root")
+
+
+BOUND = re.compile(r"\b(?:run_timed|wait_until)\s+(\d+)|\bend_job\s+\S+\s+(\d+)")
+FUNC = re.compile(r"^(\w+)\(\)\s*\{(.*?)^\}", re.M | re.S)
+
+
+def bound_sum(text):
+    return sum(int(a or b) for a, b in BOUND.findall(text))
+
+
+def func_bounds(text):
+    """function name -> the sum of the bounds in its body"""
+    return {m.group(1): bound_sum(m.group(2)) for m in FUNC.finditer(text)}
+
+
+def worst_time(path, helpers):
+    """the sum of the bounds a test runs through if every phase runs
+    out: its own, and those of each helper call (rc, common.sh)"""
+    text = open(path).read()
+    funcs = {**helpers, **func_bounds(text)}
+    body = FUNC.sub("", text)
+    tot = bound_sum(body)
+    for f, v in funcs.items():
+        if v and f not in ("run_timed", "wait_until", "end_job"):
+            tot += v * len(re.findall(r"(?<![\w-])" + re.escape(f) + r"(?![\w-])", body))
+    return tot
 
 
 def header(path):
@@ -164,6 +193,17 @@ def lint(tests):
                            for b in breaks_of(t)):
                     bad.append(f"{t['path']}: fails in guest/expected/breaks/{mfn}, "
                                f"its '# break:' names none of {' '.join(parts[1:])}")
+    # the runner's bound comes after the test's own
+    common = {}
+    for lib in ("guest/common.sh", "guest/wide-lib.sh"):
+        common.update(func_bounds(open(os.path.join(TOP, lib)).read()))
+    for t in tests:
+        rcf = os.path.join(TESTS, t["group"], "rc")
+        helpers = {**common, **(func_bounds(open(rcf).read()) if os.path.exists(rcf) else {})}
+        w = worst_time(os.path.join(TESTS, t["path"]), helpers)
+        tm = int(t["h"]["time"]) if t["h"].get("time", "").isdigit() else 300
+        if w > tm:
+            bad.append(f"{t['path']}: time {tm} s is below its own bounds' sum, {w} s")
     for line in bad:
         print(line)
     return 1 if bad else 0
