@@ -487,27 +487,24 @@ test_list() {
 	done | sort -k1,1n -k2,2 | cut -d' ' -f2
 }
 
-# test_state: what a test left behind that the next would trip over
-# (a CPU offline, a null_blk, a mount under /mnt, a dm, md or bound
-# loop device, swap on); prints it, nothing if it left nothing
+# test_state: what is there that a test may leave behind and the next
+# would trip over, one a line: CPU 1 offline, a null_blk, a mount under
+# /mnt, a dm, md or bound loop device, swap on
 test_state() {
-	local d left=
+	local d
 	[ "$(cat /sys/devices/system/cpu/cpu1/online 2>/dev/null || echo 1)" = 1 ] ||
-		left="CPU 1 offline"
+		echo "CPU 1 offline"
 	for d in /sys/kernel/config/nullb/*/; do
-		[ -d "$d" ] && left="${left:+$left, }null_blk ${d%/}"
+		[ -d "$d" ] && echo "null_blk ${d%/}"
 	done
-	for d in $(awk '$2 ~ /^\/mnt\// { print $2 }' /proc/mounts); do
-		left="${left:+$left, }a mount on $d"
-	done
+	awk '$2 ~ /^\/mnt\// { print "a mount on " $2 }' /proc/mounts
 	for d in /sys/block/dm-* /sys/block/md[0-9]*; do
-		[ -e "$d" ] && left="${left:+$left, }${d##*/}"
+		[ -e "$d" ] && echo "${d##*/}"
 	done
 	for d in /sys/block/loop*/loop/backing_file; do
-		[ -e "$d" ] && left="${left:+$left, }${d%/loop/backing_file}"
+		[ -e "$d" ] && echo "${d%/loop/backing_file}"
 	done
-	[ "$(wc -l </proc/swaps)" -le 1 ] || left="${left:+$left, }swap on"
-	echo "$left" | sed 's,/sys/[a-z/]*/,,g'
+	[ "$(wc -l </proc/swaps)" -le 1 ] || echo "swap on"
 }
 
 # run_test BOOT GROUP/NAME: one test in its own sh and session (setsid:
@@ -515,13 +512,18 @@ test_state() {
 # begin and end marked in the kernel log.  A test still running after
 # its time gets SIGTERM, 10 s later SIGKILL, all its processes, and
 # fails as "state/NAME" (no test of a manifest), as does one that left
-# state behind.  Returns 1 if it failed.
+# state behind (test_state: what was not there before it).  setsid
+# keeps the PID only because a job of a shell without job control
+# (set -m) never leads its process group.  Returns 1 if it failed.
 run_test() {
 	local f=/fp/tests/$2 t r pid n=0 why= left
 	# (FP_TIME_SCALE: a slower kernel's factor, the debug build's)
 	t=$(test_field "$f" time)
 	t=$((${t:-300} * ${FP_TIME_SCALE:-1}))
 	echo "== $2: $(test_field "$f" proves)"
+	# what was there before: only what the test adds is its own (the
+	# "-" line: busybox's grep -v -f of an empty file prints nothing)
+	{ echo -; test_state; } >/tmp/state.before
 	echo "fastpath: test begin $2" >/dev/kmsg
 	FP_BOOT=$1 setsid sh -c '. /fp/common.sh
 		[ -z "${FP_TEST_LIB:-}" ] || . "$FP_TEST_LIB"
@@ -548,8 +550,11 @@ run_test() {
 	echo "fastpath: test end $2" >/dev/kmsg
 	# a fault window the killed test left open closes with it
 	[ -z "$why" ] || expect_fault_end
-	left=$(test_state)
+	left=$({ echo -; test_state; } | grep -vxF -f /tmp/state.before | sed 's,/sys/[a-z/]*/,,' | paste -sd, | sed 's/,/, /g')
 	[ -z "$left" ] || why="${why:+$why; }left behind: $left"
+	# the tests after it need both CPUs (dev_smp checked them once)
+	[ "$(cat /sys/devices/system/cpu/cpu1/online 2>/dev/null || echo 1)" = 1 ] ||
+		echo 1 >/sys/devices/system/cpu/cpu1/online
 	if [ -n "$why" ]; then
 		tap_fail "state/${2#*/}" "$why"
 		r=1

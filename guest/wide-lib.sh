@@ -34,6 +34,7 @@ nv_parts() {
 # wfio NAME DEV HIPRI SECS OPTS...: fio_verify (16 MiB at QD 16 unless
 # OPTS say otherwise) on DEV, a /dev path, bounded by SECS.  Prints why
 # it failed, nothing if it passed.
+# bound: $4
 wfio() {
 	local name=$1 t=$2 hipri=$3 secs=$4 r
 	shift 4
@@ -47,6 +48,7 @@ wfio() {
 # wfio_both NAME TARGET SECS OPTS...: wfio with hipri 0 and 1; the second
 # may run polled or (a device that cannot poll) by interrupt, as 5.10's
 # io_uring does; both must pass and end in time
+# bound: 2*$3
 wfio_both() {
 	local name=$1 t=$2 secs=$3
 	shift 3
@@ -95,6 +97,7 @@ dm_gone() {
 
 # dm_one NAME TABLE SECS FIO-OPTION...: wfio_both on a dm device NAME of
 # TABLE, which must go away after; prints why not, nothing if it passed
+# bound: 2*$3+60
 dm_one() {
 	local name=$1 table=$2 secs=$3 x why=
 	shift 3

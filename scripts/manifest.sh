@@ -48,10 +48,12 @@ results=$1 label=$2 boot=$3 manifest=$4
 
 # MANIFEST_ONLY's shell patterns as one extended regular expression
 only=
+set -f # (the patterns are IDs', not file names)
 for p in ${MANIFEST_ONLY:-}; do
 	p=$(printf '%s' "$p" | sed 's/[].[^$\\+(){}|]/\\&/g; s/\*/.*/g; s/?/./g')
 	only+="${only:+|}$p"
 done
+set +f
 
 awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" \
 	-v fmatch="${MANIFEST_FAIL_MATCH:-0}" -v only="${only:+^($only)\$}" '

@@ -24,6 +24,7 @@ reports why.
 import fnmatch
 import os
 import re
+import shlex
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,29 +40,57 @@ PREAMBLE = ("dev_*", "kunit_*", "wide_root")
 
 
 BOUND = re.compile(r"\b(?:run_timed|wait_until)\s+(\d+)|\bend_job\s+\S+\s+(\d+)")
-FUNC = re.compile(r"^(\w+)\(\)\s*\{(.*?)^\}", re.M | re.S)
+FUNC = re.compile(r"^(?:# bound: ([^\n]+)\n)?(\w+)\(\)\s*\{(.*?)^\}", re.M | re.S)
+PRIMS = ("run_timed", "wait_until", "end_job")
 
 
 def bound_sum(text):
     return sum(int(a or b) for a, b in BOUND.findall(text))
 
 
-def func_bounds(text):
-    """function name -> the sum of the bounds in its body"""
-    return {m.group(1): bound_sum(m.group(2)) for m in FUNC.finditer(text)}
+def funcs_of(text):
+    """function name -> (its body, its "# bound:" expression or None);
+    a helper whose bound is one of its arguments says so in the comment
+    line just above it: "# bound: $4", "# bound: 2*$3", "# bound: $3+60"
+    """
+    return {m.group(2): (m.group(3), m.group(1)) for m in FUNC.finditer(text)}
+
+
+def call_args(body, name):
+    """the argument lists of each call of NAME in BODY (best effort)"""
+    out = []
+    for m in re.finditer(r"(?<![\w$-])" + re.escape(name) + r"(?![\w-])([^\n;|&)]*)", body):
+        try:
+            out.append(shlex.split(m.group(1)))
+        except ValueError:
+            out.append([])
+    return out
+
+
+def eval_bound(expr, args):
+    e = re.sub(r"\$(\d+)", lambda m: args[int(m.group(1)) - 1]
+               if int(m.group(1)) <= len(args) else "x", expr)
+    return int(eval(e)) if re.fullmatch(r"[\d+*() ]+", e) else 0
+
+
+def worst(body, funcs, seen=()):
+    """the sum of the bounds BODY runs through if every phase runs out:
+    its own run_timed, wait_until and end_job bounds, and those of each
+    helper it calls (a call site counts once, loops or not)"""
+    tot = bound_sum(body)
+    for f, (fbody, expr) in funcs.items():
+        if f in PRIMS or f in seen:
+            continue
+        for args in call_args(body, f):
+            tot += eval_bound(expr, args) if expr else worst(fbody, funcs, seen + (f,))
+    return tot
 
 
 def worst_time(path, helpers):
-    """the sum of the bounds a test runs through if every phase runs
-    out: its own, and those of each helper call (rc, common.sh)"""
+    """worst() of a test file, with the helpers it may call"""
     text = open(path).read()
-    funcs = {**helpers, **func_bounds(text)}
-    body = FUNC.sub("", text)
-    tot = bound_sum(body)
-    for f, v in funcs.items():
-        if v and f not in ("run_timed", "wait_until", "end_job"):
-            tot += v * len(re.findall(r"(?<![\w-])" + re.escape(f) + r"(?![\w-])", body))
-    return tot
+    funcs = {**helpers, **funcs_of(text)}
+    return worst(FUNC.sub("", text), funcs)
 
 
 def header(path):
@@ -196,10 +225,10 @@ def lint(tests):
     # the runner's bound comes after the test's own
     common = {}
     for lib in ("guest/common.sh", "guest/wide-lib.sh"):
-        common.update(func_bounds(open(os.path.join(TOP, lib)).read()))
+        common.update(funcs_of(open(os.path.join(TOP, lib)).read()))
     for t in tests:
         rcf = os.path.join(TESTS, t["group"], "rc")
-        helpers = {**common, **(func_bounds(open(rcf).read()) if os.path.exists(rcf) else {})}
+        helpers = {**common, **(funcs_of(open(rcf).read()) if os.path.exists(rcf) else {})}
         w = worst_time(os.path.join(TESTS, t["path"]), helpers)
         tm = int(t["h"]["time"]) if t["h"].get("time", "").isdigit() else 300
         if w > tm:
