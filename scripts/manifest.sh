@@ -26,7 +26,9 @@
 # runner's own "state/NAME" lines (a test that left state behind) are
 # failures of their own, not the manifest's.
 # manifest.sh --write RESULTS LABEL BOOT prints a manifest of what the
-# boot did, to review before it replaces one.
+# boot did, to review before it replaces one (a failure's line carries
+# its whole message: cut it to the part that says why and that every
+# run prints alike).
 set -euo pipefail
 
 if [[ ${1:-} == --write ]]; then
@@ -38,7 +40,7 @@ if [[ ${1:-} == --write ]]; then
 		sub(/[: #].*/, "", id)
 		r = ""
 		if (line ~ /# SKIP/) { r = line; sub(/.*# SKIP /, "", r); r = " skip " r }
-		else if ($0 ~ /^[^:]*: not ok/) r = " fail (why, in a few words)"
+		else if ($0 ~ /^[^:]*: not ok/) { r = line; sub(/^[^:]*: */, "", r); r = " fail " r }
 		print id r
 	}' "$2"
 	exit 0
