@@ -18,9 +18,11 @@
 . "$(dirname "$0")/lib.sh"
 
 # TESTS: the boots that hold a test the patterns name
+# (read -a: the patterns are not the shell's to expand)
 sel=${TESTS:-} sel_boots=
+read -r -a sel_pats <<<"$sel"
 if [[ -n $sel ]]; then
-	sel_boots=$("$FP_TOP/scripts/tests.py" boots $sel)
+	sel_boots=$("$FP_TOP/scripts/tests.py" boots "${sel_pats[@]}")
 	[[ -n $sel_boots || " $sel " == *" liburing "* ]] ||
 		die "TESTS='$sel' names no test of tests/ (scripts/tests.py select BOOT PATTERN lists them)"
 	labels=(${CHECK_LABELS:-patched})
@@ -173,7 +175,7 @@ boot() {
 	# TESTS: the boot's tests it names, and their IDs (with the boot's
 	# own device and KUnit lines) for the manifest
 	if [[ -n $sel && -z ${GUEST_CMD:-} ]]; then
-		list=$("$FP_TOP/scripts/tests.py" select "$name" $sel | paste -sd' ')
+		list=$("$FP_TOP/scripts/tests.py" select "$name" "${sel_pats[@]}" | paste -sd' ')
 		only="dev_* kunit_* $("$FP_TOP/scripts/tests.py" ids $list | paste -sd' ')"
 		env="FP_TESTS='$list'"
 	fi
