@@ -16,10 +16,11 @@
 # comment.  With MANIFEST_MARK=FILE, RESULTS is written to FILE with
 # each failure its "fail" line expects marked as TAP's TODO: " # TODO
 # expected here: REASON" at its end (what scripts/check.sh counts apart).
-# With MANIFEST_FAIL_MATCH=1 (make check-wide), a "fail" line's REASON is
-# text that the failure's own message (after the test's name) must
-# contain, so that a test that fails for another reason than the
-# expected one fails; an empty REASON matches nothing.
+# A "fail" line's REASON is text that the failure's own message (after
+# the test's name) must contain, so that a test that fails for another
+# reason than the expected one fails; an empty REASON matches nothing
+# (a comment line above it says why; MANIFEST_FAIL_MATCH=0: any failure
+# will do).
 # With MANIFEST_ONLY="PATTERN..." (make check TESTS=...: some tests
 # only), only the manifest's IDs that a shell PATTERN matches are
 # wanted; a reported ID the manifest does not list still fails.  The
@@ -58,7 +59,7 @@ done
 set +f
 
 awk -v pfx="$label $boot: " -v mf="$manifest" -v mark="${MANIFEST_MARK:-}" \
-	-v fmatch="${MANIFEST_FAIL_MATCH:-0}" -v only="${only:+^($only)\$}" '
+	-v fmatch="${MANIFEST_FAIL_MATCH:-1}" -v only="${only:+^($only)\$}" '
 	BEGIN {
 		while ((getline line < mf) > 0) {
 			sub(/#.*/, "", line)
