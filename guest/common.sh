@@ -472,19 +472,22 @@ test_field() { sed -n "/^[^#]/q; s/^# $2: //p" "$1" | head -1; }
 
 # test_list BOOT: the tests (GROUP/NAME) that name BOOT in "# boots:",
 # only those of FP_TESTS if it is set, in the order of "# order:", then
-# by name
+# by name (one awk over every file's header)
 test_list() {
-	local f n o
-	for f in /fp/tests/*/*; do
-		n=${f#/fp/tests/}
-		[ "${n##*/}" != rc ] || continue
-		case " $(test_field "$f" boots) " in *" $1 "*) ;; *) continue ;; esac
-		if [ -n "${FP_TESTS:-}" ]; then
-			case " $FP_TESTS " in *" $n "*) ;; *) continue ;; esac
-		fi
-		o=$(test_field "$f" order)
-		echo "${o:-50} $n"
-	done | sort -k1,1n -k2,2 | cut -d' ' -f2
+	awk -v boot=" $1 " -v sel=" ${FP_TESTS:-} " '
+		function emit() {
+			if (n != "" && index(" " b " ", boot) && (sel == "  " || index(sel, " " n " ")))
+				print o, n
+		}
+		FNR == 1 {
+			emit()
+			n = FILENAME; sub(/.*\/tests\//, "", n); o = 50; b = ""; h = 1
+			if (n ~ /\/rc$/) n = ""
+		}
+		h && !/^#/ { h = 0 }
+		h && /^# boots: / { b = substr($0, 10) }
+		h && /^# order: / { o = substr($0, 10) + 0 }
+		END { emit() }' /fp/tests/*/* | sort -k1,1n -k2,2 | cut -d' ' -f2
 }
 
 # test_state: what is there that a test may leave behind and the next
@@ -509,22 +512,21 @@ test_state() {
 
 # run_test BOOT GROUP/NAME: one test in its own sh and session (setsid:
 # its process group holds all it starts), bounded by its time; its
-# begin and end marked in the kernel log.  A test still running after
-# its time gets SIGTERM, 10 s later SIGKILL, all its processes, and
-# fails as "state/NAME" (no test of a manifest), as does one that left
-# state behind (test_state: what was not there before it).  setsid
-# keeps the PID only because a job of a shell without job control
-# (set -m) never leads its process group.  Returns 1 if it failed.
+# begin and end marked in the kernel log.  A watchdog gives a test still
+# running after its time SIGTERM, all its processes, and SIGKILL 10 s
+# later; the test fails as "state/NAME" (no test of a manifest), as does
+# one that left state behind (test_state: what was not there before
+# it, in /tmp/state.before, which run_tests keeps).  setsid keeps the
+# PID only because a job of a shell without job control (set -m) never
+# leads its process group.  Returns 1 if it failed.
 run_test() {
-	local f=/fp/tests/$2 t r pid n=0 why= left
+	local f=/fp/tests/$2 t r pid wd why= left
 	# (FP_TIME_SCALE: a slower kernel's factor, the debug build's)
 	t=$(test_field "$f" time)
 	t=$((${t:-300} * ${FP_TIME_SCALE:-1}))
 	echo "== $2: $(test_field "$f" proves)"
-	# what was there before: only what the test adds is its own (the
-	# "-" line: busybox's grep -v -f of an empty file prints nothing)
-	{ echo -; test_state; } >/tmp/state.before
 	echo "fastpath: test begin $2" >/dev/kmsg
+	rm -f /tmp/test.killed
 	FP_BOOT=$1 setsid sh -c '. /fp/common.sh
 		[ -z "${FP_TEST_LIB:-}" ] || . "$FP_TEST_LIB"
 		rc=0
@@ -532,21 +534,19 @@ run_test() {
 		. "/fp/tests/$1"
 		exit $rc' run_test "$2" </dev/null &
 	pid=$!
-	while running $pid; do
-		if [ $n -ge $((t * 5)) ]; then
-			kill -TERM -$pid 2>/dev/null
-			wait_until 10 not_running $pid || kill -KILL -$pid 2>/dev/null
-			why="still running after its $t s: killed"
-			break
-		fi
-		sleep 0.2
-		n=$((n + 1))
-	done
+	setsid sh -c 'sleep $1; : >/tmp/test.killed; kill -TERM -$2; sleep 10; kill -KILL -$2' \
+		watchdog "$t" $pid >/dev/null 2>&1 &
+	wd=$!
 	wait $pid
 	r=$?
+	if [ -f /tmp/test.killed ]; then
+		why="still running after its $t s: killed"
+		wait_until 10 sh -c "! kill -0 -$pid" 2>/dev/null
+	fi
 	# what the test's processes left running (a killed test's, or
-	# the timers of run_timed) ends with it
+	# the timers of run_timed) ends with it, and so does the watchdog
 	kill -KILL -$pid 2>/dev/null
+	kill -KILL -$wd 2>/dev/null
 	echo "fastpath: test end $2" >/dev/kmsg
 	# a fault window the killed test left open closes with it
 	[ -z "$why" ] || expect_fault_end
@@ -555,6 +555,9 @@ run_test() {
 	# the tests after it need both CPUs (dev_smp checked them once)
 	[ "$(cat /sys/devices/system/cpu/cpu1/online 2>/dev/null || echo 1)" = 1 ] ||
 		echo 1 >/sys/devices/system/cpu/cpu1/online
+	# what the next test finds (the "-" line: busybox's grep -v -f of
+	# an empty file prints nothing)
+	{ echo -; test_state; } >/tmp/state.before
 	if [ -n "$why" ]; then
 		tap_fail "state/${2#*/}" "$why"
 		r=1
@@ -565,6 +568,7 @@ run_test() {
 # run_tests BOOT: run_test for each of test_list BOOT; rc=1 if one failed
 run_tests() {
 	local n
+	{ echo -; test_state; } >/tmp/state.before
 	for n in $(test_list "$1"); do
 		run_test "$1" "$n" || rc=1
 	done
