@@ -42,9 +42,9 @@ read -r -a sel <<<"${TESTS:-}"
 list=
 only=
 if ((${#sel[@]})); then
-	list=$("$FP_TOP/scripts/tests.py" select wide "${sel[@]}" | paste -sd' ')
+	test_selection wide "${sel[@]}"
+	list=$SEL_LIST only=$SEL_IDS
 	[[ -n $list ]] || die "TESTS='${TESTS}' names no test of the wide guest (scripts/tests.py select wide PATTERN... lists them)"
-	only=$("$FP_TOP/scripts/tests.py" ids $list | paste -sd' ')
 fi
 # the guest's command (vm.sh runs it with sh): FP_TESTS, FP_TIME_SCALE
 guest=()

@@ -170,14 +170,13 @@ boot_why() {
 # boot LABEL NAME VM-OPTIONS...: one guest run of guest/boot.sh NAME (of
 # $GUEST_CMD if set) on two vCPUs, its results compared with the manifest
 boot() {
-	local label=$1 name=$2 rc=0 mf tag=$2${run:+#$run} list= only= env=
+	local label=$1 name=$2 rc=0 mf tag=$2${run:+#$run} only= env=
 	shift 2
 	# TESTS: the boot's tests it names, and their IDs (with the boot's
 	# own device and KUnit lines) for the manifest
 	if [[ -n $sel && -z ${GUEST_CMD:-} ]]; then
-		list=$("$FP_TOP/scripts/tests.py" select "$name" "${sel_pats[@]}" | paste -sd' ')
-		only="dev_* kunit_* $("$FP_TOP/scripts/tests.py" ids $list | paste -sd' ')"
-		env="FP_TESTS='$list'"
+		test_selection "$name" "${sel_pats[@]}"
+		only=$SEL_IDS env="FP_TESTS='$SEL_LIST'"
 	fi
 	# the debug kernel's tests get 4 times their time (guest/common.sh)
 	[[ -z $boot_timeout ]] || env+=" FP_TIME_SCALE=4"

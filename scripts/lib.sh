@@ -424,6 +424,16 @@ series_commit() {
 	git --git-dir="$FP_GIT" rev-parse "$ref"
 }
 
+# test_selection BOOT PATTERN... (make check and check-wide TESTS=):
+# SEL_LIST, the tests of BOOT the patterns name (GROUP/NAME, in run
+# order, for the guest's FP_TESTS), and SEL_IDS, the IDs a guest of
+# them reports (shell patterns, the runner's own lines among them, for
+# manifest.sh's MANIFEST_ONLY); scripts/tests.py reads the headers
+test_selection() {
+	SEL_LIST=$("$FP_TOP/scripts/tests.py" select "$@" | paste -sd' ')
+	SEL_IDS=$("$FP_TOP/scripts/tests.py" ids $SEL_LIST | paste -sd' ')
+}
+
 # tap_lines PREFIX LOG: the TAP result lines of a guest's LOG, each
 # after PREFIX (a kselftest's skip line carries no test name: it is
 # taken from the RUN line before it)

@@ -8,7 +8,8 @@ from their headers (docs/writing-tests.md).
                                  order) that PAT names: a shell pattern
                                  on GROUP/NAME, on NAME or on GROUP
   tests.py boots PAT...          the boots that hold a test PAT names
-  tests.py ids TEST...           the IDs (shell patterns) the TESTs report
+  tests.py ids TEST...           the IDs (shell patterns) the TESTs report,
+                                 and those the runners report before them
 
 lint fails (exit 1, one line each) on: a header field missing or
 unknown; a boot no manifest or runner knows; two tests of one name or
@@ -35,7 +36,8 @@ OPTIONAL = ("ids", "order", "time")
 # are checked against it
 BOOTS = ("poll", "mpath", "nopoll", "userdisk", "dbbuf", "swiotlb",
          "eagain", "starved", "kselftests", "eagain-mpath", "wide")
-# IDs the runners report themselves, before the tests (guest/boot.sh)
+# IDs the runners report themselves, before the tests (guest/boot.sh,
+# guest/wide.sh)
 PREAMBLE = ("dev_*", "kunit_*", "wide_root")
 
 
@@ -252,6 +254,7 @@ def main():
     elif cmd == "boots" and args:
         print(" ".join(b for b in BOOTS if any(b in t["boots"] and named(t, args) for t in tests)))
     elif cmd == "ids":
+        print("\n".join(PREAMBLE))
         for t in tests:
             if t["path"] in args:
                 print("\n".join(t["ids"]))
