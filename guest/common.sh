@@ -418,35 +418,21 @@ mpath_paths() {
 	done
 }
 
-mpath_npaths_is() { [ "$(mpath_paths "$1" | wc -l)" = "$2" ]; }
 ctrl_live() { [ "$(cat /sys/class/nvme/$1/state 2>/dev/null)" = live ]; }
-
-# poll hctx "queued" of one path disk
-path_poll_queued() { hctx_queued "$1" poll; }
 
 # the nvme controller (nvmeN) of path disk $1 (nvmeXcNnY)
 path_ctrl() { local c=${1#nvme*c}; echo "nvme${c%%n*}"; }
 
+# mpath_iopolicy POLICY: every NVMe subsystem's iopolicy set to POLICY;
+# mpath_iopolicy_now: the policy now (the first subsystem's), to set back
 mpath_iopolicy() {
 	local f
 	for f in /sys/class/nvme-subsystem/*/iopolicy; do
 		[ -f "$f" ] && echo "$1" >"$f"
 	done
 }
+mpath_iopolicy_now() { cat /sys/class/nvme-subsystem/*/iopolicy 2>/dev/null | head -1; }
 
-# reset_both C0 C1: reset both NVMe controllers at once (each write
-# waits for its reset) and wait until both are live again; prints what
-# went wrong, nothing if nothing did
-reset_both() {
-	local p r=
-	echo 1 >/sys/class/nvme/$1/reset_controller 2>/dev/null &
-	p=$!
-	echo 1 >/sys/class/nvme/$2/reset_controller 2>/dev/null || r="$2's reset refused"
-	wait $p || r="${r:+$r; }$1's reset refused"
-	wait_until 60 ctrl_live "$1" && wait_until 60 ctrl_live "$2" ||
-		r="${r:+$r; }a controller not live after the reset"
-	echo "$r"
-}
 
 # verify_fio NAME DEV SIZE [FIO-OPTIONS...]: polled write+verify, QD 64
 # submitted 32 at a time

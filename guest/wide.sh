@@ -47,8 +47,6 @@ if [ "${1:-}" != run ]; then
 fi
 
 # ---- the tests (Debian's sh, in the Debian root) ----
-FP_TEST_LIB=${FP_TEST_LIB:-/fp/wide-lib.sh}
-export FP_TEST_LIB
 . "$FP_TEST_LIB"
 
 echo "# $(uname -r), $(cat /etc/debian_version), $(fio --version), nvme $NV (poll_queues $(cat /sys/module/nvme/parameters/poll_queues)), PI $PI"
