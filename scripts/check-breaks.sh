@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # make check-breaks: every test shown to fail when what it guards is
-# broken.  Builds the label "breaks" once (the series with
-# harness/breaks/break.patch, make check's config: build/breaks+deb-guest)
-# and boots it once per manifest of guest/expected/breaks/ (BREAKS=NAME...
-# for some only).  A manifest names the boot (a boot of guest/boot.sh),
-# its vm.sh options, the kernel parameters that pick the breaks
+# broken.  Builds the label "breaks" (the series with
+# harness/breaks/break.patch) once with make check's config
+# (build/breaks+deb-guest) and, when a manifest's boot is wide, once
+# with check-wide's (build/breaks+wide), and boots it once per manifest
+# of guest/expected/breaks/ (BREAKS=NAME... for some only).  A manifest
+# names the boot (a boot of guest/boot.sh, or wide: check-wide's
+# guest), its vm.sh options, the kernel parameters that pick the breaks
 # (fp_break=...), the verdict the run must end with (vm.sh's: "tests"
 # when only tests fail, "splat" when the break makes the kernel warn),
-# and the tests that must fail, one a line: "NAME", or "NAME TEXT" when
-# the failure's message must contain TEXT (the check the break is for).  Every other test of the
-# boot must do what the boot's own manifest (guest/expected/BOOT.txt)
-# says: a break whose tests pass, a test that fails besides them, or
-# another verdict fails the target.  Results: results/breaks-<date>-
-# <hash>/ (each boot's log, summary.txt, table.md: per manifest, the
-# tests that failed and the run's verdict); ends with "check-breaks: N
-# passed, N failed".
+# optionally "# tests:" (patterns as make check's TESTS=: that boot
+# runs those tests only), and the tests that must fail, one a line:
+# "NAME", or "NAME TEXT" when the failure's message must contain TEXT
+# (the check the break is for).  Every other test of the boot must do
+# what the boot's own manifest (guest/expected/BOOT.txt) says: a break
+# whose tests pass, a test that fails besides them, or another verdict
+# fails the target.  Results: results/breaks-<date>-<hash>/ (each
+# boot's log, summary.txt, table.md: per manifest, the tests that
+# failed and the run's verdict); ends with "check-breaks: N passed, N
+# failed".
 . "$(dirname "$0")/lib.sh"
 
 FP_PREFIX="[check-breaks] "
@@ -34,6 +38,9 @@ for mf in "${mfs[@]}"; do
 	[[ -f $mf ]] || die "no manifest $mf"
 done
 
+# field MANIFEST NAME: the value of its "# NAME: VALUE" line
+field() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
+
 stage "build breaks" "$FP_TOP/scripts/build.sh" breaks deb-guest.config ||
 	{ echo "check-breaks: 0 passed, 1 failed"; exit 1; }
 k=$FP_BUILD/breaks+deb-guest
@@ -42,9 +49,15 @@ probe_build fp-eagain "$out/guest-files" || die "probes/fp-eagain.c did not buil
 for p in iopoll_test uring_test; do
 	cp "$k/tools/testing/selftests/iopoll/$p" "$out/guest-files/" || die "kselftest $p was not built"
 done
-
-# field MANIFEST NAME: the value of its "# NAME: VALUE" line
-field() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
+# the wide guest's kernel, modules and root, when a manifest boots it
+root=
+for mf in "${mfs[@]}"; do
+	[[ $(field "$mf" boot) == wide && -z $root ]] || continue
+	stage "build breaks (wide)" "$FP_TOP/scripts/build.sh" breaks wide.config ||
+		{ echo "check-breaks: 0 passed, 1 failed"; exit 1; }
+	stage "breaks (wide): modules" wide_modules_image "$FP_BUILD/breaks+wide"
+	root=$(stage "the $FP_WIDE_SUITE root" wide_root_image) || exit 1
+done
 
 passed=0 failed=0
 printf '| manifest | boot | `fp_break=` | tests that failed | verdict |\n|---|---|---|---|---|\n' >"$out/table.md"
@@ -56,9 +69,22 @@ for mf in "${mfs[@]}"; do
 	[[ -n $boot && -n $verdict && $append == *fp_break=* ]] ||
 		die "$mf: needs # boot:, # verdict: and # append: fp_break=..."
 	log="$out/$name.log"
-	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-60} stage "$name: boot $boot with $append" \
-		"$FP_TOP/scripts/vm.sh" --label breaks+deb-guest --smp 2 --files "$out/guest-files" \
-		--log "$log" "${vmopts[@]}" --append "$append" -- sh /fp/boot.sh "$boot" || true
+	# "# tests:": those tests only, and the boot's manifest for their IDs
+	read -r -a sel <<<"$(field "$mf" tests)"
+	guest=() only=
+	if ((${#sel[@]})); then
+		test_selection "$boot" "${sel[@]}"
+		[[ -n $SEL_LIST ]] || die "$mf: '# tests: ${sel[*]}' names no test of boot $boot"
+		guest+=("FP_TESTS='$SEL_LIST'") only=$SEL_IDS
+	fi
+	if [[ $boot == wide ]]; then
+		stage "$name: boot $boot with $append" wide_vm "$root" breaks+wide "$log" \
+			"${vmopts[@]}" --append "$append" -- "${guest[@]}" sh /fp/wide.sh || true
+	else
+		FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-60} stage "$name: boot $boot with $append" \
+			"$FP_TOP/scripts/vm.sh" --label breaks+deb-guest --smp 2 --files "$out/guest-files" \
+			--log "$log" "${vmopts[@]}" --append "$append" -- "${guest[@]}" sh /fp/boot.sh "$boot" || true
+	fi
 	got=$(cat "$log.verdict" 2>/dev/null || echo "no verdict")
 	# the boot's TAP lines, named as make check names them
 	tap_lines "breaks $boot: " "$log" >"$out/$name.results"
@@ -90,7 +116,7 @@ for mf in "${mfs[@]}"; do
 	why+=("${findings[@]}")
 	# the rest as the boot's manifest says (reported once, skipped for its
 	# reason); the listed tests' own findings are theirs
-	m=$("$FP_TOP/scripts/manifest.sh" "$out/$name.results" breaks "$boot" \
+	m=$(MANIFEST_ONLY=$only "$FP_TOP/scripts/manifest.sh" "$out/$name.results" breaks "$boot" \
 		"$FP_TOP/guest/expected/$boot.txt" | awk -F'\t' -v wf="$out/$name.want" '
 		BEGIN { while ((getline l < wf) > 0) { split(l, f, "\t"); want[f[1]] = 1 } }
 		{ id = $0; sub(/.*not ok - manifest\//, "", id); sub(/: .*/, "", id) }

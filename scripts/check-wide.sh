@@ -53,57 +53,17 @@ guest=()
 guest+=(sh /fp/wide.sh)
 need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" e2fsprogs
 
-# the guest's Debian 12 root: minbase and the tools the tests use
-suite=bookworm
-include=kmod,procps,fio,e2fsprogs,xfsprogs,btrfs-progs,mdadm,lvm2,dmsetup,cryptsetup-bin,nvme-cli,sg3-utils,fdisk
-
-root_image() {
-	local tar img tmp
-	tar=$(debian_root_tar "$suite" "$include") || die "no $suite root"
-	img=$FP_CACHE/wide/root-$(sha256sum "$tar" | cut -c1-12).img
-	if [[ ! -f $img ]]; then
-		mkdir -p "${img%/*}"
-		tmp=$(mktemp -d "$FP_CACHE/wide/root.XXXXXX")
-		tar -C "$tmp" -xzf "$tar"
-		mkdir -p "$tmp/lib/modules" "$tmp/fp" "$tmp/mnt"
-		truncate -s 3G "$img.tmp"
-		mkfs.ext4 -q -F -L fp-wide -d "$tmp" "$img.tmp" || die "mkfs.ext4 of the root failed"
-		rm -rf "$tmp"
-		mv "$img.tmp" "$img"
-	fi
-	echo "$img"
-}
-
-# modules_image LABEL: LABEL$sfx's modules (scripts/build.sh built
-# them), installed (stripped) into a small ext4 that the guest mounts at
-# /lib/modules
-modules_image() {
-	local dir=$FP_BUILD/$1$sfx tmp
-	tmp=$(mktemp -d)
-	make -s -C "$dir" INSTALL_MOD_PATH="$tmp" INSTALL_MOD_STRIP=1 modules_install >/dev/null ||
-		die "$1: modules_install failed"
-	rm -f "$dir/modules.img"
-	truncate -s 256M "$dir/modules.img"
-	mkfs.ext4 -q -F -L fp-mods -d "$tmp/lib/modules" "$dir/modules.img" || die "mkfs.ext4 of the modules failed"
-	log "$1: $(find "$tmp" -name '*.ko' | wc -l) modules, $(du -sm "$tmp" | cut -f1) MiB"
-	rm -rf "$tmp"
-}
-
 out=$FP_TOP/results/wide-$(date -u +%Y%m%d-%H%M%S)-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
 mkdir -p "$out"
 t0=$SECONDS
-root=$(stage "the $suite root" root_image) || exit 1
+root=$(stage "the $FP_WIDE_SUITE root" wide_root_image) || exit 1
 args=()
 for l in "${labels[@]}"; do
 	stage "build $l" "$FP_TOP/scripts/build.sh" "$l" wide.config "${frags[@]}" || die "build $l failed"
-	stage "$l: modules" modules_image "$l"
+	stage "$l: modules" wide_modules_image "$FP_BUILD/$l$sfx"
 	git -C "$FP_BUILD/$l$sfx" log -1 --format="$l %h %s" >>"$out/labels.txt"
 	t1=$SECONDS
-	stage "$l: the wide guest" "$FP_TOP/scripts/vm.sh" --label "$l$sfx" --smp 2 --mem 2048 \
-		--poll-queues 2 --disk-mb 512 --nvme-ns "ms=8,mset=0,pi=1" \
-		--virtio "$root" --virtio "$FP_BUILD/$l$sfx/modules.img" \
-		--append "slab_nomerge slub_debug=A,bio-*" --timeout "${WIDE_TIMEOUT:-3000}" --log "$out/$l.log" \
-		-- "${guest[@]}" || true
+	stage "$l: the wide guest" wide_vm "$root" "$l$sfx" "$out/$l.log" -- "${guest[@]}" || true
 	echo "$l $((SECONDS - t1))" >>"$out/times.txt"
 	args+=("$l=$out/$l.log")
 done

@@ -434,6 +434,60 @@ test_selection() {
 	SEL_IDS=$("$FP_TOP/scripts/tests.py" ids $SEL_LIST | paste -sd' ')
 }
 
+# The wide guest (make check-wide; check-breaks' manifests of boot
+# wide): a Debian 12 root (debootstrap, cached) with the tools its tests
+# use, the label's modules on a second disk, an NVMe of two poll queues
+# and a second NVMe whose namespace carries protection information.
+FP_WIDE_SUITE=bookworm
+FP_WIDE_INCLUDE=kmod,procps,fio,e2fsprogs,xfsprogs,btrfs-progs,mdadm,lvm2,dmsetup,cryptsetup-bin,nvme-cli,sg3-utils,fdisk
+
+# wide_root_image: the root's ext4 image (made once per root tarball)
+wide_root_image() {
+	local tar img tmp
+	tar=$(debian_root_tar "$FP_WIDE_SUITE" "$FP_WIDE_INCLUDE") || die "no $FP_WIDE_SUITE root"
+	img=$FP_CACHE/wide/root-$(sha256sum "$tar" | cut -c1-12).img
+	if [[ ! -f $img ]]; then
+		mkdir -p "${img%/*}"
+		tmp=$(mktemp -d "$FP_CACHE/wide/root.XXXXXX")
+		tar -C "$tmp" -xzf "$tar"
+		mkdir -p "$tmp/lib/modules" "$tmp/fp" "$tmp/mnt"
+		truncate -s 3G "$img.tmp"
+		mkfs.ext4 -q -F -L fp-wide -d "$tmp" "$img.tmp" || die "mkfs.ext4 of the root failed"
+		rm -rf "$tmp"
+		mv "$img.tmp" "$img"
+	fi
+	echo "$img"
+}
+
+# wide_modules_image DIR: the modules of the build in DIR (build.sh
+# built them), installed (stripped) into DIR/modules.img, a small ext4
+# that the guest mounts at /lib/modules
+wide_modules_image() {
+	local dir=$1 tmp
+	tmp=$(mktemp -d)
+	make -s -C "$dir" INSTALL_MOD_PATH="$tmp" INSTALL_MOD_STRIP=1 modules_install >/dev/null ||
+		die "${dir##*/}: modules_install failed"
+	rm -f "$dir/modules.img"
+	truncate -s 256M "$dir/modules.img"
+	mkfs.ext4 -q -F -L fp-mods -d "$tmp/lib/modules" "$dir/modules.img" ||
+		die "mkfs.ext4 of the modules failed"
+	log "${dir##*/}: $(find "$tmp" -name '*.ko' | wc -l) modules, $(du -sm "$tmp" | cut -f1) MiB"
+	rm -rf "$tmp"
+}
+
+# wide_vm ROOT DIRNAME LOG [VMOPT...] -- COMMAND...: boot the wide
+# guest of build/DIRNAME (its modules.img made) on the root image ROOT;
+# more vm.sh options (--append "fp_break=...") before the "--"
+wide_vm() {
+	local root=$1 l=$2 log=$3
+	shift 3
+	"$FP_TOP/scripts/vm.sh" --label "$l" --smp 2 --mem 2048 \
+		--poll-queues 2 --disk-mb 512 --nvme-ns "ms=8,mset=0,pi=1" \
+		--virtio "$root" --virtio "$FP_BUILD/$l/modules.img" \
+		--append "slab_nomerge slub_debug=A,bio-*" --timeout "${WIDE_TIMEOUT:-3000}" \
+		--log "$log" "$@"
+}
+
 # tap_lines PREFIX LOG: the TAP result lines of a guest's LOG, each
 # after PREFIX (a kselftest's skip line carries no test name: it is
 # taken from the RUN line before it)

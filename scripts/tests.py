@@ -210,21 +210,42 @@ def lint(tests):
             for p in t["ids"]:
                 if not any(fnmatch.fnmatchcase(i, p) for i in ids):
                     bad.append(f"{t['path']}: ID {p} is not in guest/expected/{b}.txt")
-    # the breaks' manifests: a test they fail names their break
+    # the breaks' manifests: a test they fail is of their boot and names
+    # their break; a test of their boot (of their "# tests:", if they
+    # have it) that names one of their breaks is one they fail
     bd = os.path.join(TOP, "guest", "expected", "breaks")
     for mfn in sorted(os.listdir(bd)) if os.path.isdir(bd) else []:
-        # its tokens: the fp_break= of its "# append:" line
         with open(os.path.join(bd, mfn)) as f:
-            m = re.search(r"^# append:.*\bfp_break=(\S+)", f.read(), re.M)
+            text = f.read()
+        def fld(name):
+            m = re.search(rf"^# {name}:[ \t]*(.*)$", text, re.M)
+            return m.group(1).strip() if m else ""
+        # its tokens: the fp_break= of its "# append:" line
+        m = re.search(r"\bfp_break=(\S+)", fld("append"))
         toks_of = m.group(1).split(",") if m else []
-        for i in manifest_ids(os.path.join(bd, mfn)):
+        boot, sel = fld("boot"), fld("tests").split()
+        if boot not in BOOTS:
+            bad.append(f"guest/expected/breaks/{mfn}: boot '{boot}' is none of {' '.join(BOOTS)}")
+        ids = manifest_ids(os.path.join(bd, mfn))
+        for i in ids:
             owner = [t for t in tests if any(fnmatch.fnmatchcase(i, p) for p in t["ids"])]
             if not owner:
                 bad.append(f"guest/expected/breaks/{mfn}: {i} is reported by no test")
             for t in owner:
+                if boot not in t["boots"] or sel and not named(t, sel):
+                    bad.append(f"guest/expected/breaks/{mfn}: {i} does not run on its boot {boot}"
+                               + (f" with its tests {' '.join(sel)}" if sel else ""))
                 if not set(breaks_of(t)) & set(toks_of):
                     bad.append(f"{t['path']}: fails in guest/expected/breaks/{mfn}, "
                                f"its '# break:' names none of {' '.join(toks_of)}")
+        for t in tests:
+            if boot not in t["boots"] or sel and not named(t, sel):
+                continue
+            hit = set(breaks_of(t)) & set(toks_of)
+            if hit and not any(fnmatch.fnmatchcase(i, p) for i in ids for p in t["ids"]):
+                bad.append(f"{t['path']}: its '# break:' names {','.join(sorted(hit))}, "
+                           f"which guest/expected/breaks/{mfn} runs, and the manifest "
+                           f"does not list it")
     # the runner's bound comes after the test's own
     common = {}
     for lib in ("guest/common.sh", "guest/wide-lib.sh"):
