@@ -92,7 +92,19 @@ for mf in "${mfs[@]}"; do
 	awk '/^breaks [^:]*: not ok / {
 		l = $0; sub(/^[^:]*: not ok /, "", l); sub(/^([0-9]+|-) /, "", l)
 		id = l; sub(/[: #].*/, "", id); print id "\t" substr(l, length(id) + 1) }' \
-		"$out/$name.results" | sort >"$out/$name.failed"
+		"$out/$name.results" >"$out/$name.failed"
+	# a test the kernel died in (an oops under oops=panic: the run ended
+	# neither "ok" nor "tests", the kernel log's last test mark is its
+	# begin) reported nothing: it failed, the verdict its message
+	if [[ $got != ok && $got != tests ]]; then
+		last=$(sed -n 's/.*fastpath: test \(begin\|end\) \([^ ]*\).*/\1 \2/p' \
+			"$log.kernel" 2>/dev/null | tail -n 1)
+		if [[ $last == "begin "* ]]; then
+			"$FP_TOP/scripts/tests.py" ids --own "${last#begin }" |
+				sed "s|\$|\tthe kernel died in it (${last#begin }; verdict $got)|" >>"$out/$name.failed"
+		fi
+	fi
+	sort -o "$out/$name.failed" "$out/$name.failed"
 	# the manifest's tests: "NAME" or "NAME TEXT" (TEXT: in the message)
 	{ grep -v '^#' "$mf" || true; } | sed '/^[[:space:]]*$/d' |
 		awk '{ id = $1; sub(/^[^ \t]+[ \t]*/, ""); print id "\t" $0 }' | sort >"$out/$name.want"

@@ -8,8 +8,9 @@ from their headers (docs/writing-tests.md).
                                  order) that PAT names: a shell pattern
                                  on GROUP/NAME, on NAME or on GROUP
   tests.py boots PAT...          the boots that hold a test PAT names
-  tests.py ids TEST...           the IDs (shell patterns) the TESTs report,
-                                 and those the runners report before them
+  tests.py ids [--own] TEST...   the IDs (shell patterns) the TESTs report,
+                                 and (without --own) those the runners
+                                 report before them
 
 lint fails (exit 1, one line each) on: a header field missing or
 unknown; a boot no manifest or runner knows; two tests of one name or
@@ -276,7 +277,11 @@ def main():
     elif cmd == "boots" and args:
         print(" ".join(b for b in BOOTS if any(b in t["boots"] and named(t, args) for t in tests)))
     elif cmd == "ids":
-        print("\n".join(PREAMBLE))
+        # --own: the tests' own IDs, not the boots' preamble
+        if args[:1] == ["--own"]:
+            args = args[1:]
+        else:
+            print("\n".join(PREAMBLE))
         for t in tests:
             if t["path"] in args:
                 print("\n".join(t["ids"]))
