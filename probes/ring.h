@@ -75,7 +75,7 @@ static struct io_uring_sqe *get_sqe(struct ring *r)
 	return &r->sqes[idx];
 }
 
-static uint64_t rnd(uint64_t *s)
+static inline uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;

@@ -46,6 +46,7 @@ stage "build breaks" "$FP_TOP/scripts/build.sh" breaks deb-guest.config ||
 k=$FP_BUILD/breaks+deb-guest
 : >"$out/guest-files/fprof-at-boot"
 probe_build fp-eagain "$out/guest-files" || die "probes/fp-eagain.c did not build"
+probe_build fp-shortread "$out/guest-files" || die "probes/fp-shortread.c did not build"
 for p in iopoll_test uring_test; do
 	cp "$k/tools/testing/selftests/iopoll/$p" "$out/guest-files/" || die "kselftest $p was not built"
 done
