@@ -112,6 +112,10 @@ static int ring_read(struct ring *r, int fd, enum mode m, size_t len, off_t off)
 		      NULL, 0);
 	if (ret != 1)
 		die("io_uring_enter");
+	/*
+	 * The wait may end without the CQE: an IOPOLL ring's stops when the
+	 * task should reschedule (io_iopoll_check()).  Wait again, 10 s in all.
+	 */
 	for (;;) {
 		head = *r->cq_head;
 		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))

@@ -25,7 +25,7 @@ struct ring {
 	unsigned int local_tail;
 };
 
-static double now(void)
+static inline double now(void)
 {
 	struct timespec ts;
 
@@ -34,7 +34,7 @@ static double now(void)
 }
 
 /* IDLE_MS: the SQ thread's idle time, with IORING_SETUP_SQPOLL */
-static void ring_init(struct ring *r, unsigned int entries, unsigned int flags,
+static inline void ring_init(struct ring *r, unsigned int entries, unsigned int flags,
 		      unsigned int idle_ms)
 {
 	struct io_uring_params p = { .flags = flags, .sq_thread_idle = idle_ms };
@@ -66,7 +66,7 @@ static void ring_init(struct ring *r, unsigned int entries, unsigned int flags,
 	r->local_tail = *r->sq_tail;
 }
 
-static struct io_uring_sqe *get_sqe(struct ring *r)
+static inline struct io_uring_sqe *get_sqe(struct ring *r)
 {
 	unsigned int idx = r->local_tail++ & *r->sq_mask;
 

@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 
 FP_PREFIX="[check-breaks] "
-need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}"
+need_pkgs "${FP_PKGS_BUILD[@]}" "${FP_PKGS_GUEST[@]}" e2fsprogs
 out=$FP_TOP/results/breaks-$(date -u +%Y%m%d-%H%M%S)-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
 mkdir -p "$out/guest-files"
 t0=$SECONDS
@@ -43,22 +43,15 @@ field() { sed -n "s/^# $2: *//p" "$1" | head -n 1; }
 
 stage "build breaks" "$FP_TOP/scripts/build.sh" breaks deb-guest.config ||
 	{ echo "check-breaks: 0 passed, 1 failed"; exit 1; }
-k=$FP_BUILD/breaks+deb-guest
-: >"$out/guest-files/fprof-at-boot"
-probe_build fp-eagain "$out/guest-files" || die "probes/fp-eagain.c did not build"
-probe_build fp-shortread "$out/guest-files" || die "probes/fp-shortread.c did not build"
-for p in iopoll_test uring_test; do
-	cp "$k/tools/testing/selftests/iopoll/$p" "$out/guest-files/" || die "kselftest $p was not built"
-done
+missing=$(guest_files "$out/guest-files" "$FP_BUILD/breaks+deb-guest") || die "$missing"
 # the wide guest's kernel, modules and root, when a manifest boots it
 root=
-for mf in "${mfs[@]}"; do
-	[[ $(field "$mf" boot) == wide && -z $root ]] || continue
+if grep -Eq '^# boot: *wide *$' "${mfs[@]}"; then
 	stage "build breaks (wide)" "$FP_TOP/scripts/build.sh" breaks wide.config ||
 		{ echo "check-breaks: 0 passed, 1 failed"; exit 1; }
 	stage "breaks (wide): modules" wide_modules_image "$FP_BUILD/breaks+wide"
 	root=$(stage "the $FP_WIDE_SUITE root" wide_root_image) || exit 1
-done
+fi
 
 passed=0 failed=0
 printf '| manifest | boot | `fp_break=` | tests that failed | verdict |\n|---|---|---|---|---|\n' >"$out/table.md"
@@ -94,16 +87,12 @@ for mf in "${mfs[@]}"; do
 		l = $0; sub(/^[^:]*: not ok /, "", l); sub(/^([0-9]+|-) /, "", l)
 		id = l; sub(/[: #].*/, "", id); print id "\t" substr(l, length(id) + 1) }' \
 		"$out/$name.results" >"$out/$name.failed"
-	# a test the kernel died in (an oops under oops=panic: the run ended
-	# neither "ok" nor "tests", the kernel log's last test mark is its
-	# begin) reported nothing: it failed, the verdict its message
-	if [[ $got != ok && $got != tests ]]; then
-		last=$(sed -n 's/.*fastpath: test \(begin\|end\) \([^ ]*\).*/\1 \2/p' \
-			"$log.kernel" 2>/dev/null | tail -n 1)
-		if [[ $last == "begin "* ]]; then
-			"$FP_TOP/scripts/tests.py" ids --own "${last#begin }" |
-				sed "s|\$|\tthe kernel died in it (${last#begin }; verdict $got)|" >>"$out/$name.failed"
-		fi
+	# a test the guest ended in (an oops under oops=panic: vm.sh's
+	# LOG.test) reported nothing: it failed, the verdict its message
+	if [[ -s $log.test ]]; then
+		t=$(<"$log.test")
+		"$FP_TOP/scripts/tests.py" ids --own "$t" |
+			sed "s|\$|\tthe kernel died in it ($t; verdict $got)|" >>"$out/$name.failed"
 	fi
 	sort -o "$out/$name.failed" "$out/$name.failed"
 	# the manifest's tests: "NAME" or "NAME TEXT" (TEXT: in the message)

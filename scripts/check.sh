@@ -120,17 +120,8 @@ build_debug() {
 }
 tests=$out/guest-files
 mkdir -p "$tests"
-# the guests switch the function profiler on before their command starts
-# (guest/fprof.sh)
-: >"$tests/fprof-at-boot"
-# the -EAGAIN counter of the eagain boot
-probe_build fp-eagain "$tests" || failures+=("probes/fp-eagain.c did not build")
-# the short-read check of tests/uring/short_read_eof
-probe_build fp-shortread "$tests" || failures+=("probes/fp-shortread.c did not build")
-for p in iopoll_test uring_test; do
-	cp "$FP_BUILD/$(kdir patched)/tools/testing/selftests/iopoll/$p" "$tests/" 2>/dev/null ||
-		failures+=("kselftest $p was not built")
-done
+mapfile -t missing < <(guest_files "$tests" "$FP_BUILD/$(kdir patched)")
+failures+=("${missing[@]}")
 
 # liburing's own test suite (bookworm's 2.3), for its own boot
 [[ -n $sel && " $sel " != *" liburing "* ]] ||

@@ -107,6 +107,26 @@ probe_build() {
 	gcc -O2 -Wall -Werror -static -o "$2/$1" "$FP_TOP/probes/$1.c"
 }
 
+# guest_files DIR KDIR: what make check's boots find in /fp besides the
+# harness (guest/, tests/), for vm.sh --files: fprof-at-boot (the
+# guests switch the function profiler on before their command starts,
+# guest/fprof.sh), the probes the tests run (fp-eagain, the eagain
+# boot's -EAGAIN counter; fp-shortread, tests/uring/short_read_eof) and
+# the kselftests KDIR built.  Prints what is missing, a line each, and
+# returns 1 if anything is.
+guest_files() {
+	local p rc=0
+	: >"$1/fprof-at-boot"
+	for p in fp-eagain fp-shortread; do
+		probe_build "$p" "$1" || { echo "probes/$p.c did not build"; rc=1; }
+	done
+	for p in iopoll_test uring_test; do
+		cp "$2/tools/testing/selftests/iopoll/$p" "$1/" 2>/dev/null ||
+			{ echo "kselftest $p was not built"; rc=1; }
+	done
+	return $rc
+}
+
 # The devices of make check's "eagain" boot (scripts/check.sh, make
 # eagain-matrix): one tag per NVMe queue, and a null_blk tag set of 2
 # shared by its devices (blocking=1: see the starved boot in check.sh)

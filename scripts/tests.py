@@ -218,9 +218,14 @@ def lint(tests):
     for mfn in sorted(os.listdir(bd)) if os.path.isdir(bd) else []:
         with open(os.path.join(bd, mfn)) as f:
             text = f.read()
+
         def fld(name):
             m = re.search(rf"^# {name}:[ \t]*(.*)$", text, re.M)
             return m.group(1).strip() if m else ""
+
+        def runs(t):
+            return boot in t["boots"] and named(t, sel)
+
         # its tokens: the fp_break= of its "# append:" line
         m = re.search(r"\bfp_break=(\S+)", fld("append"))
         toks_of = m.group(1).split(",") if m else []
@@ -233,15 +238,13 @@ def lint(tests):
             if not owner:
                 bad.append(f"guest/expected/breaks/{mfn}: {i} is reported by no test")
             for t in owner:
-                if boot not in t["boots"] or sel and not named(t, sel):
+                if not runs(t):
                     bad.append(f"guest/expected/breaks/{mfn}: {i} does not run on its boot {boot}"
                                + (f" with its tests {' '.join(sel)}" if sel else ""))
                 if not set(breaks_of(t)) & set(toks_of):
                     bad.append(f"{t['path']}: fails in guest/expected/breaks/{mfn}, "
                                f"its '# break:' names none of {' '.join(toks_of)}")
-        for t in tests:
-            if boot not in t["boots"] or sel and not named(t, sel):
-                continue
+        for t in filter(runs, tests):
             hit = set(breaks_of(t)) & set(toks_of)
             if hit and not any(fnmatch.fnmatchcase(i, p) for i in ids for p in t["ids"]):
                 bad.append(f"{t['path']}: its '# break:' names {','.join(sorted(hit))}, "

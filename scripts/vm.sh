@@ -30,7 +30,9 @@ usage: vm.sh [options] [--] COMMAND...
   --files DIR        copy DIR's files into the guest's /fp (repeatable)
   --timeout S        seconds before the guest counts as hung (default: 600)
   --log FILE         the command's output (default: a file in build/logs);
-                     the kernel console goes to FILE.kernel
+                     the kernel console goes to FILE.kernel, the verdict
+                     to FILE.verdict, the test the guest ended in (if it
+                     ended inside one) to FILE.test
   --show-command     print the QEMU command line and exit
 environment: FP_QEMU_OPTS (more QEMU options, split on blanks),
   FP_NVME_OPTS (more properties of the single NVMe, e.g. ",ioeventfd=on"),
@@ -70,7 +72,7 @@ while (($#)); do
 done
 (($#)) || ((show)) || usage
 FP_PREFIX="[vm $label] "
-[[ -z $logf ]] || rm -f "$logf.verdict" "$logf.why"
+[[ -z $logf ]] || rm -f "$logf.verdict" "$logf.why" "$logf.test"
 
 kernel=$FP_BUILD/$label/arch/x86/boot/bzImage
 [[ -f $kernel ]] || ((show)) || die "no kernel $kernel: run scripts/build.sh ${label%%+*} first"
@@ -139,6 +141,12 @@ guest_run "$timeout" "$logf" "$run/kernel.log" "${kernel%/arch/*}/System.map" "$
 tr -d '\r' <"$logf" >"$logf.tmp" && mv "$logf.tmp" "$logf"
 tr -d '\r' <"$run/kernel.log" >"$logf.kernel" 2>/dev/null || : >"$logf.kernel"
 klog=$logf.kernel
+
+# $logf.test: the test (GROUP/NAME) the guest was in when it ended, if
+# the kernel log's last test mark (guest/common.sh's run_test) is a
+# begin: a test the kernel died or hung in, which reported nothing
+intest=$(sed -n 's/.*fastpath: test \(begin\|end\) \([^ ]*\).*/\1 \2/p' "$klog" | tail -n 1)
+[[ $intest != "begin "* ]] || echo "${intest#begin }" >"$logf.test"
 
 splat_re=$FP_SPLAT_RE
 fault_re=$FP_FAULT_RE
