@@ -362,6 +362,9 @@ tags_busy() {
 	[ $n -gt 0 ] && echo $s || echo "?"
 }
 
+# no_busy_tags DISK: no tag of DISK is busy
+no_busy_tags() { [ "$(tags_busy "$1")" = 0 ]; }
+
 T=/sys/kernel/tracing
 
 # fprof_counts: each profiled function's calls so far, summed over the

@@ -6,7 +6,8 @@
 # with check-wide's (build/breaks+wide), and boots it once per manifest
 # of guest/expected/breaks/ (BREAKS=NAME... for some only).  A manifest
 # names the boot (a boot of guest/boot.sh, or wide: check-wide's
-# guest), its vm.sh options, the kernel parameters that pick the breaks
+# guest), its vm.sh options ("eagain": make check's for that boot,
+# FP_EAGAIN_BOOT of lib.sh), the kernel parameters that pick the breaks
 # (fp_break=...), the verdict the run must end with (vm.sh's: "tests"
 # when only tests fail, "splat" when the break makes the kernel warn),
 # optionally "# tests:" (patterns as make check's TESTS=: that boot
@@ -59,6 +60,8 @@ for mf in "${mfs[@]}"; do
 	name=$(basename "$mf" .txt)
 	boot=$(field "$mf" boot) verdict=$(field "$mf" verdict)
 	read -r -a vmopts <<<"$(field "$mf" vm)"
+	# "# vm: eagain": make check's eagain boot's devices (FP_EAGAIN_BOOT)
+	[[ ${vmopts[*]} != eagain ]] || vmopts=("${FP_EAGAIN_BOOT[@]}")
 	append=$(field "$mf" append)
 	[[ -n $boot && -n $verdict && $append == *fp_break=* ]] ||
 		die "$mf: needs # boot:, # verdict: and # append: fp_break=..."

@@ -173,8 +173,19 @@ boot() {
 	fi
 	# the debug kernel's tests get 4 times their time (guest/common.sh)
 	[[ -z $boot_timeout ]] || env+=" FP_TIME_SCALE=4"
+	# the probe module of guest_files is patched's: another label's is
+	# built against that label's kernel, over it
+	local mods=()
+	if [[ $(kdir "$label") != $(kdir patched) ]]; then
+		mods=(--files "$out/modules-$label")
+		[[ -f $out/modules-$label/fp_rcu_unlock.ko ]] || {
+			mkdir -p "$out/modules-$label"
+			module_build fp_rcu_unlock "$out/modules-$label" "$FP_BUILD/$(kdir "$label")" ||
+				log "$label: probes/fp_rcu_unlock.c did not build"
+		}
+	fi
 	FP_BOOT_TIMEOUT=${boot_timeout:-${FP_BOOT_TIMEOUT:-60}} \
-		"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" \
+		"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" "${mods[@]}" \
 		--log "$out/$label-$tag.log" "$@" -- ${GUEST_CMD:-$env sh /fp/boot.sh $name} || rc=$?
 	# TAP lines of the guest, named by label and boot (and run: poll#2)
 	tap_lines "$label $tag: " "$out/$label-$tag.log" >>"$out/results.txt"

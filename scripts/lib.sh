@@ -107,19 +107,35 @@ probe_build() {
 	gcc -O2 -Wall -Werror -static -o "$2/$1" "$FP_TOP/probes/$1.c"
 }
 
+# module_build NAME DIR KDIR: the kernel module probes/NAME.c built
+# against the kernel build in KDIR (its modules_prepare run first), as
+# DIR/NAME.ko; the compiler's output on stderr when it fails
+module_build() {
+	local tmp rc=0
+	tmp=$(mktemp -d)
+	cp "$FP_TOP/probes/$1.c" "$tmp/" && echo "obj-m := $1.o" >"$tmp/Kbuild" &&
+		make -s -C "$3" modules_prepare >"$tmp/log" 2>&1 &&
+		make -s -C "$3" M="$tmp" modules >"$tmp/log" 2>&1 &&
+		cp "$tmp/$1.ko" "$2/" || { rc=1; cat "$tmp/log" >&2; }
+	rm -rf "$tmp"
+	return $rc
+}
+
 # guest_files DIR KDIR: what make check's boots find in /fp besides the
 # harness (guest/, tests/), for vm.sh --files: fprof-at-boot (the
 # guests switch the function profiler on before their command starts,
 # guest/fprof.sh), the probes the tests run (fp-eagain, the eagain
-# boot's -EAGAIN counter; fp-shortread, tests/uring/short_read_eof) and
-# the kselftests KDIR built.  Prints what is missing, a line each, and
-# returns 1 if anything is.
+# boot's -EAGAIN counter; fp-shortread, tests/uring/short_read_eof;
+# fp-held, polled reads left unreaped; the module fp_rcu_unlock, built
+# against KDIR, tests/rcu/) and the kselftests KDIR built.  Prints what
+# is missing, a line each, and returns 1 if anything is.
 guest_files() {
 	local p rc=0
 	: >"$1/fprof-at-boot"
-	for p in fp-eagain fp-shortread; do
+	for p in fp-eagain fp-shortread fp-held; do
 		probe_build "$p" "$1" || { echo "probes/$p.c did not build"; rc=1; }
 	done
+	module_build fp_rcu_unlock "$1" "$2" || { echo "probes/fp_rcu_unlock.c did not build"; rc=1; }
 	for p in iopoll_test uring_test; do
 		cp "$2/tools/testing/selftests/iopoll/$p" "$1/" 2>/dev/null ||
 			{ echo "kselftest $p was not built"; rc=1; }
