@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fp-held DEV N MODE: N polled 4 KiB reads left in flight on an IOPOLL
- * ring, unreaped, on the block device DEV (a device with a poll queue,
- * where only polling ends them), then:
+ * fp-held DEV N MODE: N 4 KiB O_DIRECT reads left in flight, unreaped,
+ * on the block device DEV, then, by MODE:
  *
- *   hold      print "held N" and wait for SIGUSR1 (at most 300 s), then
- *             reap them: the tags they hold stay taken until then;
- *   register  IORING_REGISTER_EVENTFD and IORING_UNREGISTER_EVENTFD on
- *             the ring, each bounded by a 10 s alarm, then reap them:
- *             the registration quiesces the ring, and this thread is
- *             its only poller.
+ *   hold            (an IOPOLL ring, DEV with a poll queue, where only
+ *                   polling ends them) print "held N" and wait for
+ *                   SIGUSR1 (at most 300 s), then reap them: the tags
+ *                   they hold stay taken until then;
+ *   register        (an IOPOLL ring, as hold) IORING_REGISTER_EVENTFD
+ *                   and IORING_UNREGISTER_EVENTFD on the ring, each
+ *                   bounded by a 10 s alarm, then reap them: the
+ *                   registration quiesces the ring, and this thread is
+ *                   its only poller;
+ *   register-plain  the same on a ring without IOPOLL: the reads end
+ *                   while the registration waits for them;
+ *   close           print "held N" and exit at once, the ring closed
+ *                   with the reads in flight.
  *
- * The N blocks are first written with O_DIRECT, each stamped with its
- * number and this run's nonce, and every read must end with 4096 bytes
- * equal to its block.  Prints what it did, a line a step; exits 0 when
- * all went right, 1 when a call failed or timed out or a read ended
- * wrong, 2 when it could not run.  Static, raw system calls (ring.h).
+ * The reads are of every other block, so that none merges with another
+ * and each holds a request (and a tag) of its own.  The N blocks are
+ * first written with O_DIRECT, each stamped with its number and this
+ * run's nonce, and every read must end with 4096 bytes
+ * equal to its block; one that ends with -EAGAIN is counted as such.
+ * Prints what it did, a line a step, and "N reads, E -EAGAIN, W wrong";
+ * exits 0 when all went right, 1 when a call failed or timed out or a
+ * read ended wrong (-EAGAIN included), 2 when it could not run.
+ * Static, raw system calls (ring.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,15 +93,20 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { 0 };
 	unsigned long nonce;
-	unsigned int n, i, got = 0, bad = 0;
+	unsigned int n, i, got = 0, bad = 0, eagain = 0;
+	const char *mode;
+	int poll;
 	char *wbuf, *rbuf;
 	struct ring r;
 	int fd, efd, rc = 0;
 
-	if (argc != 4 || (strcmp(argv[3], "hold") && strcmp(argv[3], "register"))) {
-		fprintf(stderr, "usage: fp-held DEV N hold|register\n");
+	mode = argc == 4 ? argv[3] : "";
+	if (strcmp(mode, "hold") && strcmp(mode, "register") &&
+	    strcmp(mode, "register-plain") && strcmp(mode, "close")) {
+		fprintf(stderr, "usage: fp-held DEV N hold|register|register-plain|close\n");
 		return 2;
 	}
+	poll = !strcmp(mode, "hold") || !strcmp(mode, "register");
 	n = atoi(argv[2]);
 	if (!n || n > MAXN) {
 		fprintf(stderr, "N: 1 to %d\n", MAXN);
@@ -109,13 +124,14 @@ int main(int argc, char **argv)
 	    posix_memalign((void **)&rbuf, BS, n * BS))
 		die("posix_memalign");
 	nonce = (unsigned long)now() ^ getpid();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		stamp(wbuf + i * BS, i, nonce);
-	if (pwrite(fd, wbuf, n * BS, 0) != (ssize_t)(n * BS))
-		die("pwrite");
+		if (pwrite(fd, wbuf + i * BS, BS, 2ULL * i * BS) != BS)
+			die("pwrite");
+	}
 	memset(rbuf, 0xa5, n * BS);
 
-	ring_init(&r, MAXN, IORING_SETUP_IOPOLL, 0);
+	ring_init(&r, MAXN, poll ? IORING_SETUP_IOPOLL : 0, 0);
 	for (i = 0; i < n; i++) {
 		struct io_uring_sqe *sqe = get_sqe(&r);
 
@@ -123,7 +139,7 @@ int main(int argc, char **argv)
 		sqe->fd = fd;
 		sqe->addr = (unsigned long)(rbuf + i * BS);
 		sqe->len = BS;
-		sqe->off = (unsigned long long)i * BS;
+		sqe->off = 2ULL * i * BS;
 		sqe->user_data = i;
 	}
 	__atomic_store_n(r.sq_tail, r.local_tail, __ATOMIC_RELEASE);
@@ -132,8 +148,10 @@ int main(int argc, char **argv)
 		die("io_uring_enter (submit)");
 	printf("held %u\n", n);
 	fflush(stdout);
+	if (!strcmp(mode, "close"))
+		return 0;
 
-	if (!strcmp(argv[3], "hold")) {
+	if (!strcmp(mode, "hold")) {
 		alarmed = 0;
 		alarm(300);
 		while (!released && !alarmed)
@@ -162,6 +180,8 @@ int main(int argc, char **argv)
 			struct io_uring_cqe *cqe = &r.cqes[head & *r.cq_mask];
 
 			i = cqe->user_data;
+			if (cqe->res == -EAGAIN)
+				eagain++;
 			if (i >= n || cqe->res != BS ||
 			    memcmp(rbuf + i * BS, wbuf + i * BS, BS)) {
 				printf("read %u: res %d%s\n", i, cqe->res,
@@ -181,6 +201,6 @@ int main(int argc, char **argv)
 		printf("%u of %u reads completed within 30 s\n", got, n);
 		rc = 1;
 	}
-	printf("%u reads, %u wrong\n", got, bad);
+	printf("%u reads, %u -EAGAIN, %u wrong\n", got, eagain, bad);
 	return rc || bad ? 1 : 0;
 }
