@@ -2,7 +2,7 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix tree export build fetch vm clean
+.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix latency tree export build fetch vm clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests (TESTS='PATTERN...': only those, docs/writing-tests.md)"
@@ -13,6 +13,7 @@ help:
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
 	@echo "make eagain-matrix  the -EAGAIN CQEs of make check's eagain boot, per kernel (LABELS=, REF=mainline)"
+	@echo "make latency cyclictest beside I/O on CONFIG_PREEMPT builds of base and patched (RUNS=3, LAT_LABELS=\"base patched breaks\")"
 	@echo "make deb     Debian packages of the patched kernel in results/deb/ (DEB_CONFIG=debian|qemu)"
 	@echo "make check-deb  install the packages in a Debian 11 guest, boot it, run fio hipri there"
 	@echo "make mail    the send-ready mails in outgoing/, checked with git send-email --dry-run"
@@ -43,6 +44,11 @@ check-wide:
 # tests guest/expected/breaks/ names, and only those
 check-breaks:
 	BREAKS="$(BREAKS)" scripts/check-breaks.sh
+
+# scheduling latency beside I/O on CONFIG_PREEMPT kernels, base and
+# patched (configs/preempt.config, guest/run-latency.sh)
+latency:
+	RUNS="$(RUNS)" LABELS="$(LAT_LABELS)" scripts/latency.sh
 
 DEB_CONFIG ?= debian
 deb:
