@@ -74,8 +74,8 @@ awk -v ks="${kernels[*]}" '
 			for (l = 2; l <= nk; l++) {
 				p = kk[l] " " m
 				if (med(mx[b]) > 0 && med(av[b]) > 0)
-					printf "%s/base %s: worst %.2f, mean %.2f%s\n", kk[l], m, med(mx[p]) / med(mx[b]),
-						med(av[p]) / med(av[b]), m == "io" && med(io[b]) > 0 ? sprintf(", IOPS %.2f", med(io[p]) / med(io[b])) : ""
+					printf("%s/base %s: worst %.2f, mean %.2f%s\n", kk[l], m, med(mx[p]) / med(mx[b]),
+						med(av[p]) / med(av[b]), (m == "io" && med(io[b]) > 0) ? sprintf(", IOPS %.2f", med(io[p]) / med(io[b])) : "")
 			}
 		}
 	}' "$out/results.txt" | tee "$out/summary.txt"
