@@ -6,6 +6,7 @@ LABELS ?= base patched
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests (TESTS='PATTERN...': only those, docs/writing-tests.md)"
+	@echo "             (RT=1: Debian's rt flavour, PREEMPT_RT: its config's build of the series' files, the poll, nopoll and eagain boots)"
 	@echo "make check-long  the debug kernel's boots (poll, mpath, starved REPEAT=3 times; the others once), and DMA-API debug"
 	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= TESTS=)"
 	@echo "make check-breaks  the tests fail on the hand-broken kernel (harness/breaks/, BREAKS=)"
@@ -24,7 +25,7 @@ help:
 	@echo "make fetch   fetch and verify the pinned base (BASE)"
 
 check:
-	TESTS="$(TESTS)" scripts/check.sh
+	TESTS="$(TESTS)" CHECK_RT="$(RT)" scripts/check.sh
 
 # before a resolve: the debug kernel's poll, multipath and tag-starved
 # boots three times over, its nopoll, dbbuf, swiotlb, eagain and

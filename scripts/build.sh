@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh LABEL [FRAGMENT...]: build the kernel of LABEL (base, patched,
-# pN, mainline) in build/<label>/, a git work tree of that commit, with tinyconfig +
+# pN, mainline, rt-base, rt-patched) in build/<label>/, a git work tree of that commit, with tinyconfig +
 # configs/qemu.config (+ extra fragments, e.g. configs/debug.config, which
 # give the label a "+debug" suffix).  Also installs the uapi headers and
 # builds the series' kselftests there.  W=1 warnings on lines the series
@@ -26,6 +26,8 @@ FP_PREFIX="[$dirname] "
 need_pkgs "${FP_PKGS_BUILD[@]}"
 "$FP_TOP/scripts/fetch-base.sh" >/dev/null
 commit=$(label_commit "$label")
+# what the series sits on: the base, or Debian's rt tree for rt-*
+wbase=$(label_base "$label")
 dir=$FP_BUILD/$dirname
 
 kbuild_env
@@ -125,7 +127,7 @@ w1_check() {
 		[[ -n $out ]] || continue
 		# the line numbers the series added to $f
 		local added
-		added=$(git -C "$dir" diff -U0 base HEAD -- "$f" |
+		added=$(git -C "$dir" diff -U0 "$wbase" HEAD -- "$f" |
 			sed -n 's/^@@ -[0-9,]* +\([0-9]*\)\(,\([0-9]*\)\)\{0,1\} @@.*/\1 \3/p' |
 			awk '{ n = ($2 == "") ? 1 : $2; for (i = 0; i < n; i++) print $1 + i }')
 		while IFS= read -r line; do
@@ -133,7 +135,7 @@ w1_check() {
 			ln=${ln%%:*}
 			grep -qx "$ln" <<<"$added" && bad+=("$line")
 		done <<<"$out"
-	done < <(git -C "$dir" diff --name-only base HEAD -- '*.c')
+	done < <(git -C "$dir" diff --name-only "$wbase" HEAD -- '*.c')
 	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}" >&2; die "the series adds build warnings (W=1)"; }
 }
 

@@ -15,6 +15,11 @@
 # tests/ that the patterns name (scripts/tests.py), on the boots that
 # hold them, on "patched" unless CHECK_LABELS says otherwise; the queue
 # lint, liburing (unless a pattern is "liburing"), mail and deb stay out.
+# CHECK_RT=1 (make check RT=1): Debian's rt flavour instead, the series
+# on debian/patches and debian/patches-rt (scripts/lib.sh rt_series_commit,
+# with patches/rt/'s variants) built with configs/rt.config (PREEMPT_RT):
+# the objects the series changes under Debian's own rt config
+# (scripts/rt-config-check.sh), then the poll, nopoll and eagain boots.
 . "$(dirname "$0")/lib.sh"
 
 # TESTS: the boots that hold a test the patterns name
@@ -29,6 +34,10 @@ if [[ -n $sel ]]; then
 	CHECK_DEB=0
 else
 	labels=(${CHECK_LABELS:-patched patched+debug})
+fi
+if [[ ${CHECK_RT:-0} == 1 ]]; then
+	labels=(${CHECK_LABELS:-rt-patched+rt})
+	CHECK_DEB=0
 fi
 # wanted BOOT: BOOT holds a test TESTS names (every boot without TESTS)
 wanted() { [[ -z $sel || " $sel_boots " == *" $1 "* ]]; }
@@ -78,20 +87,17 @@ stage "tests" "$FP_TOP/scripts/tests.py" lint || failures+=("tests/ headers")
 # Base is built the same way (its dm, loop and zoned cells need it), and
 # so are the debug kernels (patched+debug: build/patched+deb-guest+debug)
 # kfrag LABEL: deb-guest.config for patched and base (and their +NAME
-# kernels); kdir LABEL: the build directory of LABEL
-kfrag() { [[ ${1%%+*} != patched && ${1%%+*} != base ]] || echo deb-guest.config; }
+# kernels, and rt-patched and rt-base); kdir LABEL: the build directory
+# of LABEL
+kfrag() {
+	local l=${1%%+*}
+	l=${l#rt-}
+	[[ $l != patched && $l != base ]] || echo deb-guest.config
+}
 kdir() {
 	local b=${1%%+*}
 	echo "$b$([[ -z $(kfrag "$1") ]] || echo +deb-guest)${1#"$b"}"
 }
-stage "build patched" "$FP_TOP/scripts/build.sh" patched deb-guest.config || {
-	echo "check: 0 passed, 1 failed, 0 skipped"
-	exit 1
-}
-# The debug kernel compiles while the patched kernel's guests run (their
-# QEMU leaves a core partly idle, the liburing boot most of the time) at
-# SCHED_IDLE, so that it takes only CPU time the guests leave; its stage
-# below waits for it
 # label_frags LABEL: kfrag's fragment, then those that LABEL's "+NAME"
 # parts name (patched+debug+dma-debug: deb-guest.config debug.config
 # dma-debug.config)
@@ -101,6 +107,19 @@ label_frags() {
 	IFS=+ read -r -a f <<<"$1"
 	((${#f[@]} < 2)) || printf '%s.config\n' "${f[@]:1}"
 }
+# the kernel whose tree gives the guests' kselftests and probe module:
+# patched, or with RT=1 the rt kernel (no other is built then)
+files_label=patched
+[[ ${CHECK_RT:-0} != 1 ]] || files_label=${labels[0]}
+stage "build $files_label" "$FP_TOP/scripts/build.sh" "${files_label%%+*}" \
+	$(label_frags "$files_label") || {
+	echo "check: 0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+# The debug kernel compiles while the patched kernel's guests run (their
+# QEMU leaves a core partly idle, the liburing boot most of the time) at
+# SCHED_IDLE, so that it takes only CPU time the guests leave; its stage
+# below waits for it
 dbg_label=$(printf '%s\n' "${labels[@]}" | grep -m1 '+debug' || true)
 if [[ -n $dbg_label ]]; then
 	bg "build-$dbg_label" "$FP_TOP/scripts/build.sh" "${dbg_label%%+*}" $(label_frags "$dbg_label")
@@ -120,11 +139,11 @@ build_debug() {
 }
 tests=$out/guest-files
 mkdir -p "$tests"
-mapfile -t missing < <(guest_files "$tests" "$FP_BUILD/$(kdir patched)")
+mapfile -t missing < <(guest_files "$tests" "$FP_BUILD/$(kdir "$files_label")")
 failures+=("${missing[@]}")
 
 # liburing's own test suite (bookworm's 2.3), for its own boot
-[[ -n $sel && " $sel " != *" liburing "* ]] ||
+[[ -n $sel && " $sel " != *" liburing "* || ${CHECK_RT:-0} == 1 ]] ||
 	stage "liburing tests" "$FP_TOP/scripts/liburing.sh" "$out/liburing-files" ||
 	failures+=("liburing tests build")
 
@@ -133,6 +152,9 @@ failures+=("${missing[@]}")
 # guest/expected/LABEL/NAME.txt for another label if there is one
 manifest_of() {
 	local l=${1%%+*}
+	# Debian's rt tree: its own manifest if it has one, else the
+	# manifest of the same label on the base
+	[[ $l != rt-* || -f $FP_TOP/guest/expected/$l/$2.txt ]] || l=${l#rt-}
 	if [[ $l == patched ]]; then
 		echo "$FP_TOP/guest/expected/$2.txt"
 	elif [[ -f $FP_TOP/guest/expected/$l/$2.txt ]]; then
@@ -176,7 +198,7 @@ boot() {
 	# the probe module of guest_files is patched's: another label's is
 	# built against that label's kernel, over it
 	local mods=()
-	if [[ $(kdir "$label") != $(kdir patched) ]]; then
+	if [[ $(kdir "$label") != $(kdir "$files_label") ]]; then
 		mods=(--files "$out/modules-$label")
 		[[ -f $out/modules-$label/fp_rcu_unlock.ko ]] || {
 			mkdir -p "$out/modules-$label"
@@ -246,8 +268,16 @@ for label in "${labels[@]}"; do
 		# a boot counts as hung
 		boot_timeout=${FP_BOOT_TIMEOUT:-300}
 	elif [[ $label != patched ]]; then
-		stage "build $label" "$FP_TOP/scripts/build.sh" "$label" $(kfrag "$label") ||
+		stage "build $label" "$FP_TOP/scripts/build.sh" "${label%%+*}" $(label_frags "$label") ||
 			{ failures+=("build $label"); continue; }
+	fi
+	# Debian's rt tree: the poll, nopoll and eagain boots, and first the
+	# series' objects under Debian's own rt config
+	rt=0
+	[[ $label != rt-* ]] || rt=1
+	if ((rt)) && [[ -z $sel ]]; then
+		stage "$label: the series' objects under Debian's rt config" \
+			"$FP_TOP/scripts/rt-config-check.sh" "${label%%+*}" || failures+=("$label: Debian's rt config")
 	fi
 	# CHECK_REPEAT=N (make check-long): the debug kernel's boots N times
 	# over, to show that a race or a fault window holds
@@ -262,7 +292,7 @@ for label in "${labels[@]}"; do
 			stage "$label: NVMe with poll queues" boot "$label" poll --poll-queues 2 "${dbg[@]}" ||
 			boots_failed+=("$label poll${run:+#$run}")
 		# multipath: path loss under KASAN too
-		((dmadbg)) || ! wanted mpath ||
+		((dmadbg || rt)) || ! wanted mpath ||
 			stage "$label: NVMe multipath" boot "$label" mpath --mpath --poll-queues 1 "${dbg[@]}" ||
 			boots_failed+=("$label mpath${run:+#$run}")
 		# the other boots: all of them on a plain kernel; on the debug
@@ -273,7 +303,9 @@ for label in "${labels[@]}"; do
 		# interrupt-side bio cache, patch 68's softirq and the -EAGAIN
 		# reissue under KASAN and lockdep)
 		other=
-		if ((${#dbg[@]} == 0)); then
+		if ((rt)); then
+			other="nopoll eagain"
+		elif ((${#dbg[@]} == 0)); then
 			other="nopoll userdisk dbbuf swiotlb eagain"
 		elif ((r == 1)); then
 			other=swiotlb
@@ -311,7 +343,7 @@ for label in "${labels[@]}"; do
 		# ->queue_rq) gets BLK_MQ_F_BLOCKING only that way (as in vanilla 5.10)
 		# (the debug kernel's starved boot with CHECK_LONG=1, in
 		# make check-long: make check has no time left for it)
-		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) && wanted starved &&
+		{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg && !rt)) && wanted starved &&
 			{ stage "$label: tag-starved (shared tags, short NVMe queues)" \
 			boot "$label" starved --poll-queues 1 --append "nvme.io_queue_depth=16" \
 			--nullb "shared_tags=1 hw_queue_depth=8 poll_queues=1 nr_devices=0 blocking=1" \
@@ -320,7 +352,7 @@ for label in "${labels[@]}"; do
 	run=
 	# liburing on the debug kernel with CHECK_LONG=1 (make
 	# check-long): more time than CI has
-	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg)) &&
+	{ ((${#dbg[@]} == 0)) || [[ ${CHECK_LONG:-0} == 1 ]]; } && ((!dmadbg && !rt)) &&
 		[[ -d $out/liburing-files/liburing ]] &&
 		{ GUEST_CMD="sh /fp/run-liburing.sh" stage "$label: liburing 2.3 tests" \
 			boot "$label" liburing --poll-queues 1 "${dbg[@]}" --timeout 3600 \
@@ -330,6 +362,8 @@ done
 # The send-ready mails and the Debian package, for the current pin (BASE)
 if [[ -n $sel ]]; then
 	log "TESTS='$sel': mail and deb are left out"
+elif [[ ${CHECK_RT:-0} == 1 ]]; then
+	log "RT=1: mail and deb are left out (make check has them)"
 elif [[ $FP_PATCHES == "$FP_TOP/patches" ]]; then
 	FASTPATH_OUTGOING=$out/outgoing stage "mail: format-patch, get_maintainer.pl, send-email --dry-run" \
 		"$FP_TOP/scripts/mail.sh" || failures+=("mail")

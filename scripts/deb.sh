@@ -34,27 +34,6 @@ mkvers=
 [[ $config != qemu ]] || mkvers=$localversion
 mk() { make -s -C "$dir" -j"$FP_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" LOCALVERSION="$mkvers" "$@"; }
 
-# The Debian package that holds Debian's kernel configs, by the base's
-# Debian version: bullseye-security's linux-config-5.10 5.10.262-1.
-cfgpkg=linux-config-${BASE_VERSION%.*}
-cfgver=$BASE_SRCVER
-cfgfile=config.amd64_none_amd64.xz
-
-debian_config() {
-	local dir=$FP_CACHE/debian-config/$cfgpkg-$cfgver deb
-	if [[ ! -f $dir/$cfgfile ]]; then
-		deb=$(apt_bin_download "$BASE_SUITE" "$FP_CACHE/debian-config" "$cfgpkg=$cfgver") ||
-			die "could not download $cfgpkg=$cfgver from $BASE_SUITE (security)"
-		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-		dpkg-deb -x "$deb" "$dir.tmp/x"
-		cp "$(find "$dir.tmp/x" -name "$cfgfile" | head -1)" "$dir.tmp/$cfgfile" ||
-			die "$deb has no $cfgfile"
-		rm -rf "$dir.tmp/x" "$dir"
-		mv "$dir.tmp" "$dir"
-	fi
-	xz -dc "$dir/$cfgfile"
-}
-
 # Debian's orig tarball leaves out the files Debian does not count as
 # free (af9005-script.h, the vs6624 and COPS drivers, nvidiafb, rivafb,
 # the 8xx microcode, a CIPSO draft), and Debian's linux package hides
@@ -65,21 +44,9 @@ debian_config() {
 # build of Debian's config applies the same patches, from the source
 # package of the base (checked against its .dsc, whose orig tarball is
 # BASE's), never as part of the series.
-dsc_sha256() { # DSC FILE: FILE's sha256 as the .dsc lists it
-	awk -v f="$2" '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on && $3 == f { print $1 }' "$1"
-}
 dfsg_patches() {
-	local src=$FP_CACHE/src name=${BASE_SRCPKG}_$BASE_SRCVER tar dsc sum p n=0
-	dsc=$src/$name.dsc tar=$src/$name.debian.tar.xz
-	if [[ ! -f $dsc || ! -f $tar ]]; then
-		src_download "$BASE_SUITE" "$src" "$BASE_SRCPKG=$BASE_SRCVER" ||
-			die "could not download $BASE_SRCPKG=$BASE_SRCVER from $BASE_SUITE's sources"
-	fi
-	[[ $(dsc_sha256 "$dsc" "$BASE_TARBALL") == "$BASE_SHA256" ]] ||
-		die "$dsc is not the source package of BASE's $BASE_TARBALL"
-	sum=$(dsc_sha256 "$dsc" "${tar##*/}")
-	[[ -n $sum ]] || die "$dsc lists no ${tar##*/}"
-	check_sha256 "$tar" "$sum"
+	local tar p n=0
+	tar=$(debian_tar) || exit 1
 	for p in $(tar -xOJf "$tar" debian/patches/series | grep -E '^debian/dfsg/[^ ]+\.patch$'); do
 		tar -xOJf "$tar" "debian/patches/$p" | git -C "$dir" apply || die "Debian's $p does not apply"
 		n=$((n + 1))
@@ -105,7 +72,7 @@ checkout() {
 configure() {
 	case $config in
 	debian)
-		debian_config >"$dir/.config"
+		debian_config none >"$dir/.config"
 		(cd "$dir" && ./scripts/config \
 			--set-str LOCALVERSION "$localversion" --disable LOCALVERSION_AUTO \
 			--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \

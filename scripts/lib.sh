@@ -564,9 +564,140 @@ breaks_commit() {
 	echo "$c"
 }
 
+# debian_tar: the path of the base's Debian source package's
+# debian.tar.xz (debian/patches/, debian/patches-rt/, the build rules),
+# downloaded once into the cache and checked against its .dsc, whose
+# orig tarball must be BASE's
+dsc_sha256() { # DSC FILE: FILE's sha256 as the .dsc lists it
+	awk -v f="$2" '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on && $3 == f { print $1 }' "$1"
+}
+debian_tar() {
+	local src=$FP_CACHE/src name=${BASE_SRCPKG}_$BASE_SRCVER tar dsc sum
+	dsc=$src/$name.dsc tar=$src/$name.debian.tar.xz
+	if [[ ! -f $dsc || ! -f $tar ]]; then
+		src_download "$BASE_SUITE" "$src" "$BASE_SRCPKG=$BASE_SRCVER" ||
+			die "could not download $BASE_SRCPKG=$BASE_SRCVER from $BASE_SUITE's sources"
+	fi
+	[[ $(dsc_sha256 "$dsc" "$BASE_TARBALL") == "$BASE_SHA256" ]] ||
+		die "$dsc is not the source package of BASE's $BASE_TARBALL"
+	sum=$(dsc_sha256 "$dsc" "${tar##*/}")
+	[[ -n $sum ]] || die "$dsc lists no ${tar##*/}"
+	check_sha256 "$tar" "$sum" >&2
+	echo "$tar"
+}
+
+# debian_config FLAVOUR: Debian 11's own amd64 kernel config of the
+# base's Debian version (FLAVOUR none: linux-image-amd64's; rt:
+# linux-image-rt-amd64's), from bullseye-security's linux-config-5.10
+# package (downloaded and unpacked, never installed), on stdout
+debian_config() {
+	local pkg=linux-config-${BASE_VERSION%.*} ver=$BASE_SRCVER
+	local file=config.amd64_${1}_amd64.xz dir deb
+	dir=$FP_CACHE/debian-config/$pkg-$ver
+	if [[ ! -f $dir/$file ]]; then
+		deb=$(apt_bin_download "$BASE_SUITE" "$FP_CACHE/debian-config" "$pkg=$ver") ||
+			die "could not download $pkg=$ver from $BASE_SUITE (security)"
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+		dpkg-deb -x "$deb" "$dir.tmp/x"
+		find "$dir.tmp/x" -name 'config.amd64_*_amd64.xz' -exec cp {} "$dir.tmp/" \;
+		rm -rf "$dir.tmp/x" "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	[[ -f $dir/$file ]] || die "$pkg=$ver has no $file"
+	xz -dc "$dir/$file"
+}
+
+# am_work: the cached work tree where series, breaks and RT commits are
+# made, checked out clean at COMMIT
+am_work() {
+	local dir=$FP_CACHE/am-work-$BASE_VERSION
+	git_fp worktree prune
+	[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2 ||
+		die "cannot make $dir"
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	git -C "$dir" checkout -q -f --detach "$1" && git -C "$dir" clean -q -fdx ||
+		die "cannot check $1 out in $dir"
+	echo "$dir"
+}
+
+# rt_base_commit: the base as Debian builds its rt flavour
+# (linux-image-rt-amd64): debian/patches/series, then the rt
+# featureset's debian/patches-rt/series, each applied as Debian's rules
+# apply them (quilt push --fuzz=0: offsets, no fuzz), made once per
+# debian.tar.xz and kept as refs/rt/<hash>
+rt_base_commit() {
+	local tar key ref dir s p n=0
+	tar=$(debian_tar) || exit 1
+	key=$( (git --git-dir="$FP_GIT" rev-parse base; sha256sum <"$tar") | sha256sum | cut -c1-16)
+	ref=refs/rt/$key
+	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
+		dir=$(am_work base)
+		rm -rf "$dir/.fp-debian" && mkdir -p "$dir/.fp-debian"
+		tar -C "$dir/.fp-debian" -xJf "$tar" debian/patches debian/patches-rt ||
+			die "${tar##*/} has no debian/patches or debian/patches-rt"
+		for s in patches patches-rt; do
+			while read -r p _; do
+				[[ -z $p || $p == \#* ]] && continue
+				patch -d "$dir" -p1 --fuzz=0 -N -s -r - --no-backup-if-mismatch \
+					<"$dir/.fp-debian/debian/$s/$p" >/dev/null ||
+					die "Debian's $s/$p does not apply as quilt --fuzz=0 would"
+				n=$((n + 1))
+			done <"$dir/.fp-debian/debian/$s/series"
+		done
+		rm -rf "$dir/.fp-debian"
+		git -C "$dir" add -A
+		GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
+			git -C "$dir" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
+			commit -q -m "Debian $BASE_SRCVER: debian/patches and debian/patches-rt ($n patches)" ||
+			die "cannot commit Debian's patches"
+		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
+		log "Debian's rt tree: $n patches of ${tar##*/}"
+	fi
+	git --git-dir="$FP_GIT" rev-parse "$ref"
+}
+
+# rt_series_files: the series for Debian's rt tree: patches/series, with
+# the RT variant of a patch (patches/rt/<same name>) in its place
+rt_series_files() {
+	local f
+	while read -r f; do
+		if [[ -f $FP_PATCHES/rt/${f##*/} ]]; then
+			echo "$FP_PATCHES/rt/${f##*/}"
+		else
+			echo "$f"
+		fi
+	done < <(series_files)
+}
+
+# rt_series_commit: Debian's rt tree + the series (rt_series_files),
+# made once per content and kept as refs/rt-series/<hash>
+rt_series_commit() {
+	local files key ref dir top
+	top=$(rt_base_commit) && [[ -n $top ]] || exit 1
+	mapfile -t files < <(rt_series_files)
+	key=$( (echo "$top"; cat "${files[@]}" /dev/null) | sha256sum | cut -c1-16)
+	ref=refs/rt-series/$key
+	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
+		dir=$(am_work "$top")
+		((${#files[@]} == 0)) || am_series "$dir" "${files[@]}"
+		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
+	fi
+	git --git-dir="$FP_GIT" rev-parse "$ref"
+}
+
+# label_base LABEL: the commit LABEL's series sits on (what w1_check and
+# the lint diff against): Debian's rt tree for rt-*, else the base
+label_base() {
+	case $1 in
+	rt-*) rt_base_commit ;;
+	*) git --git-dir="$FP_GIT" rev-parse base ;;
+	esac
+}
+
 # label_commit LABEL: base, patched (the whole series), pN (first N),
-# breaks (patched and harness/breaks/break.patch) or mainline (the
-# reference of scripts/fetch-ref.sh).
+# breaks (patched and harness/breaks/break.patch), mainline (the
+# reference of scripts/fetch-ref.sh), rt-base (Debian's rt tree,
+# rt_base_commit) or rt-patched (that and the series, rt_series_commit).
 label_commit() {
 	local top n total
 	case $1 in
@@ -582,6 +713,9 @@ label_commit() {
 		git --git-dir="$FP_GIT" rev-parse "$top~$((total - n))"
 		;;
 	mainline) git --git-dir="$FP_GIT" rev-parse "$("$FP_TOP/scripts/fetch-ref.sh")^{commit}" ;;
-	*) die "unknown label '$1' (base, patched, pN, breaks, tree or mainline)" ;;
+	# Debian's rt flavour of the base, without and with the series
+	rt-base) rt_base_commit ;;
+	rt-patched) rt_series_commit ;;
+	*) die "unknown label '$1' (base, patched, pN, breaks, tree, mainline, rt-base or rt-patched)" ;;
 	esac
 }

@@ -79,5 +79,30 @@ PY
 )
 	[[ -z $out ]] || problem "$f: $out"
 done
+# The variants for Debian's rt tree (patches/rt/, docs/rt.md): each
+# stands for a patch of the series, with its subject, author and
+# sign-off, checkpatch --strict clean; and the series applies to the rt
+# tree with them (scripts/lib.sh rt_series_commit)
+nrt=0
+for f in rt/*.patch; do
+	[[ -e $f ]] || continue
+	nrt=$((nrt + 1))
+	b=${f#rt/}
+	[[ -n ${in_series[$b]:-} ]] || { problem "$f stands for $b, which series does not list"; continue; }
+	subj() { awk '/^Subject: / { p = 1; printf "%s", $0; next } p && /^ / { printf "%s", $0; next } { p = 0 }' "$1"; }
+	[[ $(subj "$f") == "$(subj "$b")" ]] || problem "$f: its subject is not that of $b"
+	grep -qxE "From: \"?$FP_IDENT_NAME\"? <$FP_IDENT_EMAIL>" "$f" ||
+		problem "$f: author is not $FP_IDENT_NAME <$FP_IDENT_EMAIL>"
+	grep -qx "Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>" "$f" ||
+		problem "$f: no Signed-off-by: $FP_IDENT_NAME <$FP_IDENT_EMAIL>"
+	out=$(cd "$ck" && PATH=/usr/bin:$PATH perl "$cp" --strict --show-types \
+		--ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$FP_PATCHES/$f" 2>&1) || true
+	grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$out" ||
+		problem "$f: checkpatch --strict:"$'\n'"$(sed '/^total: /,$d' <<<"$out")"
+done
+if ((nrt)) && ((bad == 0)); then
+	(rt_series_commit >/dev/null) || problem "the series does not apply to Debian's rt tree (patches/rt/, docs/rt.md)"
+fi
 ((bad == 0)) || die "the patch queue has problems (above)"
 log "patches: ${#listed[@]} patches, series consistent, checkpatch --strict clean"
+((nrt == 0)) || log "patches/rt: $nrt variants, checkpatch --strict clean; the series applies to Debian's rt tree"
