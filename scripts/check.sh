@@ -149,12 +149,26 @@ failures+=("${missing[@]}")
 
 # manifest_of LABEL NAME: the expected results of boot NAME for LABEL:
 # guest/expected/NAME.txt for the series (patched, patched+debug),
-# guest/expected/LABEL/NAME.txt for another label if there is one
+# guest/expected/LABEL/NAME.txt for another label if there is one;
+# rt-LABEL: LABEL's, with guest/expected/rt-LABEL/NAME.txt over it
 manifest_of() {
-	local l=${1%%+*}
-	# Debian's rt tree: its own manifest if it has one, else the
-	# manifest of the same label on the base
-	[[ $l != rt-* || -f $FP_TOP/guest/expected/$l/$2.txt ]] || l=${l#rt-}
+	local l=${1%%+*} m o
+	# Debian's rt tree: the manifest of the same label on the base, with
+	# the lines of guest/expected/rt-LABEL/NAME.txt in place of those of
+	# the same IDs (what differs on PREEMPT_RT, each with its reason)
+	if [[ $l == rt-* ]]; then
+		m=$(manifest_of "${l#rt-}" "$2")
+		o=$FP_TOP/guest/expected/$l/$2.txt
+		if [[ -n $m && -f $o ]]; then
+			awk 'FNR == NR { if ($1 !~ /^#/ && NF) { over[$1] = $0; order[n++] = $1 }; next }
+				$1 in over { print over[$1]; done[$1] = 1; next } { print }
+				END { for (i = 0; i < n; i++) if (!(order[i] in done)) print over[order[i]] }' \
+				"$o" "$m" >"$out/manifest-$l-$2.txt"
+			m=$out/manifest-$l-$2.txt
+		fi
+		[[ -z $m ]] || echo "$m"
+		return
+	fi
 	if [[ $l == patched ]]; then
 		echo "$FP_TOP/guest/expected/$2.txt"
 	elif [[ -f $FP_TOP/guest/expected/$l/$2.txt ]]; then
