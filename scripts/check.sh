@@ -209,16 +209,18 @@ boot() {
 	fi
 	# the debug kernel's tests get 4 times their time (guest/common.sh)
 	[[ -z $boot_timeout ]] || env+=" FP_TIME_SCALE=4"
-	# the probe module of guest_files is patched's: another label's is
+	# the probe modules of guest_files are patched's: another label's are
 	# built against that label's kernel, over it
 	local mods=()
 	if [[ $(kdir "$label") != $(kdir "$files_label") ]]; then
 		mods=(--files "$out/modules-$label")
-		[[ -f $out/modules-$label/fp_rcu_unlock.ko ]] || {
-			mkdir -p "$out/modules-$label"
-			module_build fp_rcu_unlock "$out/modules-$label" "$FP_BUILD/$(kdir "$label")" ||
-				log "$label: probes/fp_rcu_unlock.c did not build"
-		}
+		local m
+		mkdir -p "$out/modules-$label"
+		for m in $FP_MODULES; do
+			[[ -f $out/modules-$label/$m.ko ]] ||
+				module_build "$m" "$out/modules-$label" "$FP_BUILD/$(kdir "$label")" ||
+				log "$label: probes/$m.c did not build"
+		done
 	fi
 	FP_BOOT_TIMEOUT=${boot_timeout:-${FP_BOOT_TIMEOUT:-60}} \
 		"$FP_TOP/scripts/vm.sh" --label "$(kdir "$label")" --smp 2 --files "$tests" "${mods[@]}" \

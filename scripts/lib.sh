@@ -126,16 +126,21 @@ module_build() {
 # guests switch the function profiler on before their command starts,
 # guest/fprof.sh), the probes the tests run (fp-eagain, the eagain
 # boot's -EAGAIN counter; fp-shortread, tests/uring/short_read_eof;
-# fp-held, polled reads left unreaped; the module fp_rcu_unlock, built
-# against KDIR, tests/rcu/) and the kselftests KDIR built.  Prints what
+# fp-held, polled reads left unreaped; the modules of FP_MODULES, built
+# against KDIR: fp_rcu_unlock, tests/rcu/; fp_plug_order,
+# tests/queuerqs/nullb_queue_rqs_order) and the kselftests KDIR built.  Prints what
 # is missing, a line each, and returns 1 if anything is.
+# the probe modules, built against the kernel under test (module_build)
+FP_MODULES="fp_rcu_unlock fp_plug_order"
 guest_files() {
 	local p rc=0
 	: >"$1/fprof-at-boot"
 	for p in fp-eagain fp-shortread fp-held; do
 		probe_build "$p" "$1" || { echo "probes/$p.c did not build"; rc=1; }
 	done
-	module_build fp_rcu_unlock "$1" "$2" || { echo "probes/fp_rcu_unlock.c did not build"; rc=1; }
+	for p in $FP_MODULES; do
+		module_build "$p" "$1" "$2" || { echo "probes/$p.c did not build"; rc=1; }
+	done
 	for p in iopoll_test uring_test; do
 		cp "$2/tools/testing/selftests/iopoll/$p" "$1/" 2>/dev/null ||
 			{ echo "kselftest $p was not built"; rc=1; }
