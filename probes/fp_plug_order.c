@@ -10,7 +10,9 @@
  *   2. the queues started again asynchronously (BLK_MQ_S_STOPPED
  *      cleared, the run left to kblockd, which on a kernel without
  *      preemption and with one CPU online cannot run before this task
- *      sleeps), a read of sector 8 submitted under a plug.
+ *      sleeps), a read of sector 2048 submitted under a plug (not next
+ *      to the first, which it would otherwise join on the software
+ *      queue).
  *
  * The second read must not complete before the first.  Results in the
  * parameters: rounds_done, inversions (the second completed first) and
@@ -125,7 +127,8 @@ static int __init fp_plug_order_init(void)
 		reads[0] = (struct fp_read){ round, 0 };
 		reads[1] = (struct fp_read){ round, 1 };
 		a = fp_bio(bdev, page[0], 0, &reads[0]);
-		b = fp_bio(bdev, page[1], 8, &reads[1]);
+		/* not next to the first: it must not merge into it */
+		b = fp_bio(bdev, page[1], 2048, &reads[1]);
 		if (!a || !b) {
 			if (a)
 				bio_put(a);
@@ -140,7 +143,7 @@ static int __init fp_plug_order_init(void)
 		fp_submit(b);
 		if (!wait_for_completion_timeout(&round->done, 10 * HZ)) {
 			timeouts++;
-			pr_err("fp_plug_order: round %u: the reads did not end within 10 s\n", i);
+			pr_err("fp_plug_order: round %u: the reads had not ended after 10 s\n", i);
 			page[0] = page[1] = NULL;	/* the reads' pages */
 			round = NULL;
 			reads = NULL;
@@ -159,7 +162,7 @@ static int __init fp_plug_order_init(void)
 	}
 	kfree(round);
 	kfree(reads);
-	pr_info("fp_plug_order: %s: %u rounds, %u inversions, %u timeouts\n",
+	pr_info("fp_plug_order: %s: %u rounds, %u inversions, %u unfinished\n",
 		dev, rounds_done, inversions, timeouts);
 out:
 	blk_mq_start_stopped_hw_queues(q, false);
