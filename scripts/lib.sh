@@ -633,7 +633,8 @@ am_work() {
 rt_base_commit() {
 	local tar key ref dir s p n=0
 	tar=$(debian_tar) || exit 1
-	key=$( (git --git-dir="$FP_GIT" rev-parse base; sha256sum <"$tar") | sha256sum | cut -c1-16)
+	# (v2: the files the patches add are in it)
+	key=$( (echo v2; git --git-dir="$FP_GIT" rev-parse base; sha256sum <"$tar") | sha256sum | cut -c1-16)
 	ref=refs/rt/$key
 	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
 		dir=$(am_work base)
@@ -650,7 +651,9 @@ rt_base_commit() {
 			done <"$dir/.fp-debian/debian/$s/series"
 		done
 		rm -rf "$dir/.fp-debian"
-		git -C "$dir" add -A
+		# -f: the base's .gitignore ignores files new to it (the rt
+		# patch set adds headers)
+		git -C "$dir" add -A -f .
 		GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
 			git -C "$dir" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
 			commit -q -m "Debian $BASE_SRCVER: debian/patches and debian/patches-rt ($n patches)" ||
