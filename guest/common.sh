@@ -23,6 +23,14 @@ is_count() {
 	case $1 in '' | *[!0-9]*) return 1 ;; esac
 }
 
+# preemptible: the kernel is preemptible (CONFIG_PREEMPT, PREEMPT_RT),
+# where patch 68 leaves the block softirq raised while issuing to
+# ksoftirqd, as 5.10 does
+preemptible() {
+	case $(uname -v) in *PREEMPT*) return 0 ;; esac
+	return 1
+}
+
 # hctx_queued DISK [TYPE]: requests allocated on the hctxs of DISK (and
 # of its hidden multipath paths), only on those of TYPE (e.g. poll) if given
 hctx_queued() {
