@@ -127,9 +127,7 @@ w1_check() {
 		[[ -n $out ]] || continue
 		# the line numbers the series added to $f
 		local added
-		added=$(git -C "$dir" diff -U0 "$wbase" HEAD -- "$f" |
-			sed -n 's/^@@ -[0-9,]* +\([0-9]*\)\(,\([0-9]*\)\)\{0,1\} @@.*/\1 \3/p' |
-			awk '{ n = ($2 == "") ? 1 : $2; for (i = 0; i < n; i++) print $1 + i }')
+		added=$(added_lines "$dir" "$wbase" "$f")
 		while IFS= read -r line; do
 			local ln=${line#"$f":}
 			ln=${ln%%:*}

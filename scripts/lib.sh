@@ -442,6 +442,35 @@ am_series() {
 	done
 }
 
+# am_work: the cached work tree where series, breaks and RT commits are
+# made, checked out clean at COMMIT
+am_work() {
+	local dir=$FP_CACHE/am-work-$BASE_VERSION
+	git_fp worktree prune
+	[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2 ||
+		die "cannot make $dir"
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	git -C "$dir" checkout -q -f --detach "$1" && git -C "$dir" clean -q -fdx ||
+		die "cannot check $1 out in $dir"
+	echo "$dir"
+}
+
+# fixed_commit DIR MESSAGE: commit what DIR has staged as the project,
+# with a fixed date, so that the same content makes the same commit
+fixed_commit() {
+	GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
+		git -C "$1" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
+		commit -q -m "$2"
+}
+
+# added_lines DIR BASE FILE: the numbers of FILE's lines that DIR's HEAD
+# adds to BASE, one a line (for the warnings a build may not add)
+added_lines() {
+	git -C "$1" diff -U0 "$2" HEAD -- "$3" |
+		sed -n 's/^@@ -[0-9,]* +\([0-9]*\)\(,\([0-9]*\)\)\{0,1\} @@.*/\1 \3/p' |
+		awk '{ n = ($2 == "") ? 1 : $2; for (i = 0; i < n; i++) print $1 + i }'
+}
+
 # series_commit: the commit of base + the whole series, made once per
 # content of patches/ and kept as refs/series/<hash>.
 series_commit() {
@@ -451,14 +480,7 @@ series_commit() {
 		sha256sum | cut -c1-16)
 	ref=refs/series/$key
 	if ! git --git-dir="$FP_GIT" rev-parse -q --verify "$ref" >/dev/null; then
-		dir=$FP_CACHE/am-work-$BASE_VERSION
-		if [[ ! -d $dir ]]; then
-			git_fp worktree prune
-			git_fp worktree add -q --detach "$dir" base >&2
-		fi
-		git -C "$dir" am --abort >/dev/null 2>&1 || true
-		git -C "$dir" checkout -q -f --detach base
-		git -C "$dir" clean -q -fdx
+		dir=$(am_work base) || exit 1
 		((${#files[@]} == 0)) || am_series "$dir" "${files[@]}"
 		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
 	fi
@@ -550,19 +572,11 @@ breaks_commit() {
 	c=$(git --git-dir="$FP_GIT" rev-parse -q --verify "$ref^{commit}" 2>/dev/null) || c=
 	# a cached commit counts only if it sits on this series
 	if [[ -z $c || $(git --git-dir="$FP_GIT" rev-parse "$c^" 2>/dev/null) != "$top" ]]; then
-		dir=$FP_CACHE/am-work-$BASE_VERSION
-		git_fp worktree prune
-		[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2 ||
-			die "cannot make $dir"
-		git -C "$dir" am --abort >/dev/null 2>&1 || true
-		git -C "$dir" checkout -q -f --detach "$top" && git -C "$dir" clean -q -fdx ||
-			die "cannot check the series out in $dir"
+		dir=$(am_work "$top") || exit 1
 		# strict: no fuzz, every file staged
 		git -C "$dir" apply --index "$FP_TOP/harness/breaks/break.patch" ||
 			die "harness/breaks/break.patch does not apply to the series"
-		GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
-			git -C "$dir" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
-			commit -q -m "harness: break.patch (fp_break=)" || die "cannot commit the breaks"
+		fixed_commit "$dir" "harness: break.patch (fp_break=)" || die "cannot commit the breaks"
 		c=$(git -C "$dir" rev-parse HEAD)
 		git_fp update-ref "$ref" "$c"
 	fi
@@ -612,19 +626,6 @@ debian_config() {
 	xz -dc "$dir/$file"
 }
 
-# am_work: the cached work tree where series, breaks and RT commits are
-# made, checked out clean at COMMIT
-am_work() {
-	local dir=$FP_CACHE/am-work-$BASE_VERSION
-	git_fp worktree prune
-	[[ -d $dir ]] || git_fp worktree add -q --detach "$dir" base >&2 ||
-		die "cannot make $dir"
-	git -C "$dir" am --abort >/dev/null 2>&1 || true
-	git -C "$dir" checkout -q -f --detach "$1" && git -C "$dir" clean -q -fdx ||
-		die "cannot check $1 out in $dir"
-	echo "$dir"
-}
-
 # rt_base_commit: the base as Debian builds its rt flavour
 # (linux-image-rt-amd64): debian/patches/series, then the rt
 # featureset's debian/patches-rt/series, each applied as Debian's rules
@@ -654,9 +655,7 @@ rt_base_commit() {
 		# -f: the base's .gitignore ignores files new to it (the rt
 		# patch set adds headers)
 		git -C "$dir" add -A -f .
-		GIT_AUTHOR_DATE="2024-07-27T00:00:00Z" GIT_COMMITTER_DATE="2024-07-27T00:00:00Z" \
-			git -C "$dir" -c user.name="$FP_IDENT_NAME" -c user.email="$FP_IDENT_EMAIL" \
-			commit -q -m "Debian $BASE_SRCVER: debian/patches and debian/patches-rt ($n patches)" ||
+		fixed_commit "$dir" "Debian $BASE_SRCVER: debian/patches and debian/patches-rt ($n patches)" ||
 			die "cannot commit Debian's patches"
 		git_fp update-ref "$ref" "$(git -C "$dir" rev-parse HEAD)"
 		log "Debian's rt tree: $n patches of ${tar##*/}"
