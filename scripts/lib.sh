@@ -126,16 +126,17 @@ module_build() {
 # guests switch the function profiler on before their command starts,
 # guest/fprof.sh), the probes the tests run (fp-eagain, the eagain
 # boot's -EAGAIN counter; fp-shortread, tests/uring/short_read_eof;
-# fp-held, polled reads left unreaped; the modules of FP_MODULES, built
-# against KDIR: fp_rcu_unlock, tests/rcu/; fp_plug_order,
-# tests/queuerqs/nullb_queue_rqs_order) and the kselftests KDIR built.  Prints what
-# is missing, a line each, and returns 1 if anything is.
+# fp-fusewrite, tests/uring/fuse_write_eagain_once; fp-held, polled
+# reads left unreaped; the modules of FP_MODULES, built against KDIR:
+# fp_rcu_unlock, tests/rcu/; fp_plug_order,
+# tests/queuerqs/nullb_queue_rqs_order) and the kselftests KDIR built.
+# Prints what is missing, a line each, and returns 1 if anything is.
 # the probe modules, built against the kernel under test (module_build)
 FP_MODULES="fp_rcu_unlock fp_plug_order"
 guest_files() {
 	local p rc=0
 	: >"$1/fprof-at-boot"
-	for p in fp-eagain fp-shortread fp-held; do
+	for p in fp-eagain fp-shortread fp-fusewrite fp-held; do
 		probe_build "$p" "$1" || { echo "probes/$p.c did not build"; rc=1; }
 	done
 	for p in $FP_MODULES; do
