@@ -5,19 +5,25 @@
  * probe is its own FUSE server (raw /dev/fuse, no libfuse; a child
  * process, as a real server is another process than the writer's): it
  * mounts at DIR one 1 MiB file, opened with FOPEN_DIRECT_IO, asynchronous
- * direct I/O (FUSE_ASYNC_DIO) and a max_write of 4 KiB, so that one
- * 8 KiB IORING_OP_WRITE of an O_DIRECT file is two FUSE WRITEs sent at
- * once.  The server applies the one at offset 0 and answers -EAGAIN to
- * the one at 4096, once; any later WRITE it applies.  The write's CQE
- * must carry the -EAGAIN that FUSE reports for it, and the server must
- * have seen two WRITEs, each range once.  It prints each WRITE and the
- * CQE; exit 0 when right, 1 when not, 2 when it could not run.
+ * direct I/O (FUSE_ASYNC_DIO) and a max_write of 4 KiB, so that an 8 KiB
+ * IORING_OP_WRITE of the O_DIRECT file is two FUSE WRITEs.  Two cells:
+ * "inside" writes at 0, inside the file, which FUSE sends asynchronously
+ * and ends from ->ki_complete(); "extending" writes at 1 MiB - 4 KiB,
+ * which FUSE waits for inside ->write_iter() (it cannot extend a file
+ * asynchronously).  The server applies the first WRITE of each and
+ * answers -EAGAIN to the second, once; a WRITE it sees again it applies.
+ * Each cell's CQE must carry the -EAGAIN that FUSE reports for the write
+ * (fuse_get_res_by_io(): the first error, though a part was applied; a
+ * write(2) would return 4096), and the server must have seen two WRITEs,
+ * each range once.  It prints each WRITE and CQE; exit 0 when right, 1
+ * when not, 2 when it could not run.
  *
- * Why: io_uring issues the write with IOCB_NOWAIT and issues it again,
- * whole, from io-wq when it ends with -EAGAIN.  That is safe where the
- * -EAGAIN comes from the block layer before anything was written, not
+ * Why: io_uring issues a write inline with IOCB_NOWAIT and, when it ends
+ * with -EAGAIN, issues it again, whole, from io-wq: by ->ki_complete()
+ * (the reissue) or by the inline attempt's return.  That is safe where
+ * the -EAGAIN comes from the block layer before anything was written, not
  * for a file system whose server may apply part of a write first: the
- * range at 0 would be written twice and the application told 8192.
+ * first 4 KiB would be written twice and the application told 8192.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,10 +50,18 @@ static void die(const char *what)
 #define WSIZE 8192
 #define MAX_WRITES 16
 
+static const struct cell {
+	const char *name;
+	uint64_t off;
+} cells[2] = {
+	{ "inside", 0 },
+	{ "extending", FILE_SIZE - 4096 },
+};
+
 static int fuse_fd;
 /* what the server saw, shared with the parent; only the server writes */
 static struct seen {
-	int nwrites, eagain_sent;
+	int nwrites, eagain_sent[2];
 	struct { uint64_t off; uint32_t size; int err; } writes[MAX_WRITES];
 } *seen;
 
@@ -61,7 +75,8 @@ static void reply(uint64_t unique, int err, const void *arg, size_t len)
 	oh->len = sizeof(*oh) + len;
 	oh->error = err;
 	oh->unique = unique;
-	memcpy(buf + sizeof(*oh), arg, len);
+	if (len)
+		memcpy(buf + sizeof(*oh), arg, len);
 	/* ENOENT: the request was interrupted or the connection is gone */
 	if (write(fuse_fd, buf, oh->len) < 0 && errno != ENOENT)
 		perror("fp-fusewrite: reply");
@@ -147,12 +162,13 @@ static void serve(void)
 		case FUSE_WRITE: {
 			struct fuse_write_in *wi = in;
 			struct fuse_write_out o = { .size = wi->size };
-			int err = 0;
+			int err = 0, i;
 
-			if (wi->offset == 4096 && !seen->eagain_sent) {
-				seen->eagain_sent = 1;
-				err = -EAGAIN;
-			}
+			for (i = 0; i < 2; i++)
+				if (wi->offset == cells[i].off + 4096 && !seen->eagain_sent[i]) {
+					seen->eagain_sent[i] = 1;
+					err = -EAGAIN;
+				}
 			if (seen->nwrites < MAX_WRITES) {
 				seen->writes[seen->nwrites].off = wi->offset;
 				seen->writes[seen->nwrites].size = wi->size;
@@ -186,10 +202,10 @@ int main(int argc, char **argv)
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	struct ring r;
-	pid_t server;
+	pid_t server, parent;
 	char opts[128], path[4096];
 	void *wbuf;
-	int fd, i, ret, res, n, bad = 0;
+	int fd, i, c, ret, res, n, bad = 0;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: fp-fusewrite DIR\n");
@@ -209,11 +225,14 @@ int main(int argc, char **argv)
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (seen == MAP_FAILED)
 		die("mmap");
+	parent = getpid();
 	server = fork();
 	if (server < 0)
 		die("fork");
 	if (!server) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		serve();
 		_exit(0);
 	}
@@ -228,39 +247,51 @@ int main(int argc, char **argv)
 		((unsigned char *)wbuf)[i] = i * 7 + 1;
 
 	ring_init(&r, 4, 0, 0);
-	sqe = get_sqe(&r);
-	sqe->opcode = IORING_OP_WRITE;
-	sqe->fd = fd;
-	sqe->addr = (unsigned long)wbuf;
-	sqe->len = WSIZE;
-	sqe->off = 0;
-	__atomic_store_n(r.sq_tail, r.local_tail, __ATOMIC_RELEASE);
-	ret = syscall(__NR_io_uring_enter, r.fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
-	if (ret != 1)
-		die("io_uring_enter");
-	if (__atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE) == *r.cq_head) {
-		fprintf(stderr, "fp-fusewrite: no CQE after io_uring_enter\n");
-		return 2;
-	}
-	cqe = &r.cqes[*r.cq_head & *r.cq_mask];
-	res = cqe->res;
+	for (c = 0; c < 2; c++) {
+		int first = __atomic_load_n(&seen->nwrites, __ATOMIC_ACQUIRE);
 
-	n = __atomic_load_n(&seen->nwrites, __ATOMIC_ACQUIRE);
-	for (i = 0; i < n && i < MAX_WRITES; i++)
-		printf("WRITE %d: offset %llu size %u: %s\n", i + 1,
-		       (unsigned long long)seen->writes[i].off, seen->writes[i].size,
-		       seen->writes[i].err ? "answered -EAGAIN" : "applied");
-	printf("writes %d, cqe %d (%s)\n", n, res, res < 0 ? strerror(-res) : "bytes");
-	if (n != 2 || seen->writes[0].off + seen->writes[1].off != 4096 ||
-	    seen->writes[0].size != 4096 || seen->writes[1].size != 4096) {
-		printf("bad: %d WRITEs for one write that is two 4 KiB WRITEs, at 0 and 4096\n",
-		       n);
-		bad = 1;
+		sqe = get_sqe(&r);
+		sqe->opcode = IORING_OP_WRITE;
+		sqe->fd = fd;
+		sqe->addr = (unsigned long)wbuf;
+		sqe->len = WSIZE;
+		sqe->off = cells[c].off;
+		__atomic_store_n(r.sq_tail, r.local_tail, __ATOMIC_RELEASE);
+		ret = syscall(__NR_io_uring_enter, r.fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+		if (ret != 1)
+			die("io_uring_enter");
+		if (__atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE) == *r.cq_head) {
+			fprintf(stderr, "fp-fusewrite: no CQE after io_uring_enter\n");
+			return 2;
+		}
+		cqe = &r.cqes[*r.cq_head & *r.cq_mask];
+		res = cqe->res;
+		__atomic_store_n(r.cq_head, *r.cq_head + 1, __ATOMIC_RELEASE);
+
+		n = __atomic_load_n(&seen->nwrites, __ATOMIC_ACQUIRE) - first;
+		for (i = first; i < first + n && i < MAX_WRITES; i++)
+			printf("%s: WRITE %d: offset %llu size %u: %s\n", cells[c].name,
+			       i - first + 1, (unsigned long long)seen->writes[i].off,
+			       seen->writes[i].size,
+			       seen->writes[i].err ? "answered -EAGAIN" : "applied");
+		printf("%s: writes %d, cqe %d (%s)\n", cells[c].name, n, res,
+		       res < 0 ? strerror(-res) : "bytes");
+		if (n != 2 || first + 2 > MAX_WRITES ||
+		    seen->writes[first].off + seen->writes[first + 1].off !=
+		    2 * cells[c].off + 4096 ||
+		    seen->writes[first].size != 4096 || seen->writes[first + 1].size != 4096) {
+			printf("bad: %s: %d WRITEs for a write that is two 4 KiB WRITEs\n",
+			       cells[c].name, n);
+			bad = 1;
+		}
+		if (res != -EAGAIN) {
+			printf("bad: %s: cqe %d, where FUSE reports -EAGAIN for the write\n",
+			       cells[c].name, res);
+			bad = 1;
+		}
 	}
-	if (res != -EAGAIN) {
-		printf("bad: cqe %d, where FUSE reports -EAGAIN for the write\n", res);
-		bad = 1;
-	}
+	if (!bad)
+		printf("2 cells, 0 bad\n");
 
 	close(fd);
 	if (umount2(argv[1], MNT_DETACH))
