@@ -6,17 +6,20 @@
  * process, as a real server is another process than the writer's): it
  * mounts at DIR one 1 MiB file, opened with FOPEN_DIRECT_IO, asynchronous
  * direct I/O (FUSE_ASYNC_DIO) and a max_write of 4 KiB, so that an 8 KiB
- * IORING_OP_WRITE of the O_DIRECT file is two FUSE WRITEs.  Two cells:
- * "inside" writes at 0, inside the file, which FUSE sends asynchronously
- * and ends from ->ki_complete(); "extending" writes at 1 MiB - 4 KiB,
- * which FUSE waits for inside ->write_iter() (it cannot extend a file
- * asynchronously).  The server applies the first WRITE of each and
- * answers -EAGAIN to the second, once; a WRITE it sees again it applies.
- * Each cell's CQE must carry the -EAGAIN that FUSE reports for the write
+ * IORING_OP_WRITE of the O_DIRECT file is two FUSE WRITEs.  In the
+ * cells "inside" (at 0, inside the file, which FUSE sends asynchronously
+ * and ends from ->ki_complete()) and "extending" (at 1 MiB - 4 KiB, which
+ * FUSE waits for inside ->write_iter(): it cannot extend a file
+ * asynchronously) the server applies the first WRITE and answers -EAGAIN
+ * to the second, once; a WRITE it sees again it applies.  Their CQEs
+ * must carry the -EAGAIN that FUSE reports for the write
  * (fuse_get_res_by_io(): the first error, though a part was applied; a
  * write(2) would return 4096), and the server must have seen two WRITEs,
- * each range once.  It prints each WRITE and CQE; exit 0 when right, 1
- * when not, 2 when it could not run.
+ * each range once.  The cells "rwf_nowait" and "o_nonblock" pin 5.10's
+ * results: RWF_NOWAIT is refused (-EOPNOTSUPP: FUSE files have no
+ * FMODE_NOWAIT) before FUSE sees it; a descriptor opened O_NONBLOCK
+ * writes 8192 in two WRITEs.  It prints each WRITE and CQE; exit 0 when
+ * right, 1 when not, 2 when it could not run.
  *
  * Why: io_uring issues a write inline with IOCB_NOWAIT and, when it ends
  * with -EAGAIN, issues it again, whole, from io-wq: by ->ki_complete()
@@ -50,18 +53,28 @@ static void die(const char *what)
 #define WSIZE 8192
 #define MAX_WRITES 16
 
+/*
+ * EAGAIN: the server answers the cell's second WRITE -EAGAIN (once);
+ * RWF: the write's rw_flags; NONBLOCK: through a descriptor opened with
+ * O_NONBLOCK; RES: the CQE's result; WRITES: the WRITEs the server sees
+ * (two: each range once; none: refused before FUSE).
+ */
 static const struct cell {
 	const char *name;
 	uint64_t off;
-} cells[2] = {
-	{ "inside", 0 },
-	{ "extending", FILE_SIZE - 4096 },
+	int eagain, rwf, nonblock, res, writes;
+} cells[] = {
+	{ "inside", 0, 1, 0, 0, -EAGAIN, 2 },
+	{ "extending", FILE_SIZE - 4096, 1, 0, 0, -EAGAIN, 2 },
+	{ "rwf_nowait", 65536, 0, RWF_NOWAIT, 0, -EOPNOTSUPP, 0 },
+	{ "o_nonblock", 131072, 0, 0, 1, WSIZE, 2 },
 };
+#define NCELLS (int)(sizeof(cells) / sizeof(cells[0]))
 
 static int fuse_fd;
 /* what the server saw, shared with the parent; only the server writes */
 static struct seen {
-	int nwrites, eagain_sent[2];
+	int nwrites, eagain_sent[NCELLS];
 	struct { uint64_t off; uint32_t size; int err; } writes[MAX_WRITES];
 } *seen;
 
@@ -164,8 +177,9 @@ static void serve(void)
 			struct fuse_write_out o = { .size = wi->size };
 			int err = 0, i;
 
-			for (i = 0; i < 2; i++)
-				if (wi->offset == cells[i].off + 4096 && !seen->eagain_sent[i]) {
+			for (i = 0; i < NCELLS; i++)
+				if (cells[i].eagain && wi->offset == cells[i].off + 4096 &&
+				    !seen->eagain_sent[i]) {
 					seen->eagain_sent[i] = 1;
 					err = -EAGAIN;
 				}
@@ -205,7 +219,7 @@ int main(int argc, char **argv)
 	pid_t server, parent;
 	char opts[128], path[4096];
 	void *wbuf;
-	int fd, i, c, ret, res, n, bad = 0;
+	int fd, nbfd, i, c, ret, res, n, bad = 0;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: fp-fusewrite DIR\n");
@@ -239,7 +253,8 @@ int main(int argc, char **argv)
 
 	snprintf(path, sizeof(path), "%s/f", argv[1]);
 	fd = open(path, O_RDWR | O_DIRECT);
-	if (fd < 0)
+	nbfd = open(path, O_RDWR | O_DIRECT | O_NONBLOCK);
+	if (fd < 0 || nbfd < 0)
 		die("open the FUSE file");
 	if (posix_memalign(&wbuf, 4096, WSIZE))
 		die("posix_memalign");
@@ -247,12 +262,14 @@ int main(int argc, char **argv)
 		((unsigned char *)wbuf)[i] = i * 7 + 1;
 
 	ring_init(&r, 4, 0, 0);
-	for (c = 0; c < 2; c++) {
+	for (c = 0; c < NCELLS; c++) {
 		int first = __atomic_load_n(&seen->nwrites, __ATOMIC_ACQUIRE);
+		int want = cells[c].res;
 
 		sqe = get_sqe(&r);
 		sqe->opcode = IORING_OP_WRITE;
-		sqe->fd = fd;
+		sqe->fd = cells[c].nonblock ? nbfd : fd;
+		sqe->rw_flags = cells[c].rwf;
 		sqe->addr = (unsigned long)wbuf;
 		sqe->len = WSIZE;
 		sqe->off = cells[c].off;
@@ -276,24 +293,27 @@ int main(int argc, char **argv)
 			       seen->writes[i].err ? "answered -EAGAIN" : "applied");
 		printf("%s: writes %d, cqe %d (%s)\n", cells[c].name, n, res,
 		       res < 0 ? strerror(-res) : "bytes");
-		if (n != 2 || first + 2 > MAX_WRITES ||
+		if (n != cells[c].writes || (n == 2 && (first + 2 > MAX_WRITES ||
 		    seen->writes[first].off + seen->writes[first + 1].off !=
 		    2 * cells[c].off + 4096 ||
-		    seen->writes[first].size != 4096 || seen->writes[first + 1].size != 4096) {
-			printf("bad: %s: %d WRITEs for a write that is two 4 KiB WRITEs\n",
-			       cells[c].name, n);
+		    seen->writes[first].size != 4096 ||
+		    seen->writes[first + 1].size != 4096))) {
+			printf("bad: %s: %d WRITEs, where FUSE sends %d%s\n",
+			       cells[c].name, n, cells[c].writes,
+			       cells[c].writes ? " of 4 KiB, one per range" : "");
 			bad = 1;
 		}
-		if (res != -EAGAIN) {
-			printf("bad: %s: cqe %d, where FUSE reports -EAGAIN for the write\n",
-			       cells[c].name, res);
+		if (res != want) {
+			printf("bad: %s: cqe %d, where FUSE reports %d for the write\n",
+			       cells[c].name, res, want);
 			bad = 1;
 		}
 	}
 	if (!bad)
-		printf("2 cells, 0 bad\n");
+		printf("%d cells, 0 bad\n", NCELLS);
 
 	close(fd);
+	close(nbfd);
 	if (umount2(argv[1], MNT_DETACH))
 		perror("fp-fusewrite: umount");
 	close(fuse_fd);
