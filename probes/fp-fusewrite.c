@@ -18,8 +18,10 @@
  * each range once.  The cells "rwf_nowait" and "o_nonblock" pin 5.10's
  * results: RWF_NOWAIT is refused (-EOPNOTSUPP: FUSE files have no
  * FMODE_NOWAIT) before FUSE sees it; a descriptor opened O_NONBLOCK
- * writes 8192 in two WRITEs.  It prints each WRITE and CQE; exit 0 when
- * right, 1 when not, 2 when it could not run.
+ * writes 8192 in two WRITEs.  The server answers FUSE_POLL (ready) and
+ * counts it: no write may ask it whether the file is writable (io_uring's
+ * async poll before io-wq), as none does on 5.10.  It prints each WRITE
+ * and CQE; exit 0 when right, 1 when not, 2 when it could not run.
  *
  * Why: io_uring issues a write inline with IOCB_NOWAIT and, when it ends
  * with -EAGAIN, issues it again, whole, from io-wq: by ->ki_complete()
@@ -31,6 +33,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +77,7 @@ static const struct cell {
 static int fuse_fd;
 /* what the server saw, shared with the parent; only the server writes */
 static struct seen {
-	int nwrites, eagain_sent[NCELLS];
+	int nwrites, npolls, eagain_sent[NCELLS];
 	struct { uint64_t off; uint32_t size; int err; } writes[MAX_WRITES];
 } *seen;
 
@@ -193,6 +196,14 @@ static void serve(void)
 			reply(ih->unique, err, &o, sizeof(o));
 			break;
 		}
+		case FUSE_POLL: {
+			/* a regular file is always ready; counted */
+			struct fuse_poll_out o = { .revents = POLLIN | POLLOUT };
+
+			__atomic_add_fetch(&seen->npolls, 1, __ATOMIC_RELEASE);
+			reply(ih->unique, 0, &o, sizeof(o));
+			break;
+		}
 		case FUSE_FLUSH:
 		case FUSE_RELEASE:
 		case FUSE_RELEASEDIR:
@@ -264,6 +275,7 @@ int main(int argc, char **argv)
 	ring_init(&r, 4, 0, 0);
 	for (c = 0; c < NCELLS; c++) {
 		int first = __atomic_load_n(&seen->nwrites, __ATOMIC_ACQUIRE);
+		int polls = __atomic_load_n(&seen->npolls, __ATOMIC_ACQUIRE);
 		int want = cells[c].res;
 
 		sqe = get_sqe(&r);
@@ -291,8 +303,14 @@ int main(int argc, char **argv)
 			       i - first + 1, (unsigned long long)seen->writes[i].off,
 			       seen->writes[i].size,
 			       seen->writes[i].err ? "answered -EAGAIN" : "applied");
-		printf("%s: writes %d, cqe %d (%s)\n", cells[c].name, n, res,
-		       res < 0 ? strerror(-res) : "bytes");
+		polls = __atomic_load_n(&seen->npolls, __ATOMIC_ACQUIRE) - polls;
+		printf("%s: writes %d, polls %d, cqe %d (%s)\n", cells[c].name, n,
+		       polls, res, res < 0 ? strerror(-res) : "bytes");
+		if (polls) {
+			printf("bad: %s: %d FUSE_POLLs for a write to a regular file\n",
+			       cells[c].name, polls);
+			bad = 1;
+		}
 		if (n != cells[c].writes || (n == 2 && (first + 2 > MAX_WRITES ||
 		    seen->writes[first].off + seen->writes[first + 1].off !=
 		    2 * cells[c].off + 4096 ||
