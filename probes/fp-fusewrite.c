@@ -18,9 +18,12 @@
  * each range once.  The cells "rwf_nowait" and "o_nonblock" pin 5.10's
  * results: RWF_NOWAIT is refused (-EOPNOTSUPP: FUSE files have no
  * FMODE_NOWAIT) before FUSE sees it; a descriptor opened O_NONBLOCK
- * writes 8192 in two WRITEs.  The server answers FUSE_POLL (ready) and
- * counts it: no write may ask it whether the file is writable (io_uring's
- * async poll before io-wq), as none does on 5.10.  It prints each WRITE
+ * writes 8192 in two WRITEs.  In "buffered" a descriptor opened without
+ * O_DIRECT (which io_uring sends to io-wq, and FUSE writes through
+ * FOPEN_DIRECT_IO all the same) writes 8192 in two WRITEs.  The server
+ * answers FUSE_POLL (ready) and counts it: no write may ask it whether
+ * the file is writable (io_uring's async poll before io-wq; 5.10 asks it
+ * APOLL_MAX_RETRY times for a write it sends there).  It prints each WRITE
  * and CQE; exit 0 when right, 1 when not, 2 when it could not run.
  *
  * Why: io_uring issues a write inline with IOCB_NOWAIT and, when it ends
@@ -58,19 +61,21 @@ static void die(const char *what)
 
 /*
  * EAGAIN: the server answers the cell's second WRITE -EAGAIN (once);
- * RWF: the write's rw_flags; NONBLOCK: through a descriptor opened with
- * O_NONBLOCK; RES: the CQE's result; WRITES: the WRITEs the server sees
- * (two: each range once; none: refused before FUSE).
+ * RWF: the write's rw_flags; FD: the descriptor, opened O_DIRECT (0),
+ * O_DIRECT | O_NONBLOCK (1) or without O_DIRECT (2); RES: the CQE's
+ * result; WRITES: the WRITEs the server sees (two: each range once; none:
+ * refused before FUSE).
  */
 static const struct cell {
 	const char *name;
 	uint64_t off;
-	int eagain, rwf, nonblock, res, writes;
+	int eagain, rwf, fd, res, writes;
 } cells[] = {
 	{ "inside", 0, 1, 0, 0, -EAGAIN, 2 },
 	{ "extending", FILE_SIZE - 4096, 1, 0, 0, -EAGAIN, 2 },
 	{ "rwf_nowait", 65536, 0, RWF_NOWAIT, 0, -EOPNOTSUPP, 0 },
 	{ "o_nonblock", 131072, 0, 0, 1, WSIZE, 2 },
+	{ "buffered", 196608, 0, 0, 2, WSIZE, 2 },
 };
 #define NCELLS (int)(sizeof(cells) / sizeof(cells[0]))
 
@@ -230,7 +235,7 @@ int main(int argc, char **argv)
 	pid_t server, parent;
 	char opts[128], path[4096];
 	void *wbuf;
-	int fd, nbfd, i, c, ret, res, n, bad = 0;
+	int fds[3], i, c, ret, res, n, bad = 0;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: fp-fusewrite DIR\n");
@@ -263,9 +268,10 @@ int main(int argc, char **argv)
 	}
 
 	snprintf(path, sizeof(path), "%s/f", argv[1]);
-	fd = open(path, O_RDWR | O_DIRECT);
-	nbfd = open(path, O_RDWR | O_DIRECT | O_NONBLOCK);
-	if (fd < 0 || nbfd < 0)
+	fds[0] = open(path, O_RDWR | O_DIRECT);
+	fds[1] = open(path, O_RDWR | O_DIRECT | O_NONBLOCK);
+	fds[2] = open(path, O_RDWR);
+	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0)
 		die("open the FUSE file");
 	if (posix_memalign(&wbuf, 4096, WSIZE))
 		die("posix_memalign");
@@ -280,7 +286,7 @@ int main(int argc, char **argv)
 
 		sqe = get_sqe(&r);
 		sqe->opcode = IORING_OP_WRITE;
-		sqe->fd = cells[c].nonblock ? nbfd : fd;
+		sqe->fd = fds[cells[c].fd];
 		sqe->rw_flags = cells[c].rwf;
 		sqe->addr = (unsigned long)wbuf;
 		sqe->len = WSIZE;
@@ -330,8 +336,8 @@ int main(int argc, char **argv)
 	if (!bad)
 		printf("%d cells, 0 bad\n", NCELLS);
 
-	close(fd);
-	close(nbfd);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
 	if (umount2(argv[1], MNT_DETACH))
 		perror("fp-fusewrite: umount");
 	close(fuse_fd);
