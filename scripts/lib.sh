@@ -44,6 +44,30 @@ FP_IDENT_EMAIL="dev@fastpath.invalid"
 FP_SPLAT_RE='(BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|self-detected stall|blocked for more than|soft lockup|hard LOCKUP|kernel BUG at|INFO: trying to register non-static key|rcu_tasks detected stalls|page allocation failure|dma_pool_destroy.*busy|suspected memory leaks)'
 FP_FAULT_RE='timed out|timeout|completion polled|aborting|reset(ting)? controller'
 
+# kernel_faults KLOG [RE]: the lines of the kernel log KLOG that match
+# RE (FP_FAULT_RE), "N: line" each, outside the windows a test announces.
+# A request timeout, an abort or a controller reset is a fault even when
+# the I/O then succeeded (a timeout handler can complete a request a
+# broken ->poll() lost).  Only a test that causes one on purpose may: it
+# writes "expect-fault begin" and "expect-fault end" to /dev/kmsg around it;
+# "expect-fault begin (only /RE/)" excuses only the messages that match RE,
+# and never a timeout ("timeout", "timed out"): a reset a test causes is
+# no excuse for a request that timed out meanwhile.
+kernel_faults() {
+	awk -v re="${2:-$FP_FAULT_RE}" '
+	/expect-fault begin/ {
+		inwin = 1
+		only = ""
+		if (match($0, /expect-fault begin \(only \/.*\/\)/))
+			only = substr($0, RSTART + 26, RLENGTH - 28)
+		next
+	}
+	/expect-fault end/ { inwin = 0; next }
+	/^\[ *[0-9]+\.[0-9]+\] / && $0 ~ re && !/Running liburing test/ &&
+		(!inwin || (only != "" && ($0 !~ only || $0 ~ /time(d )?out/))) { print NR ": " $0 }
+	' "$1"
+}
+
 log() { printf '%s\n' "${FP_PREFIX:-}$*" >&2; }
 die() { printf '%s\n' "${FP_PREFIX:-}error: $*" >&2; exit 1; }
 

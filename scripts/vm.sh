@@ -179,25 +179,8 @@ if grep -Eq "$splat_re" "$klog"; then
 	fail "kernel splat in the console log" 0
 	exit 1
 fi
-# A request timeout, an abort or a controller reset is a fault even when
-# the I/O then succeeded (a timeout handler can complete a request a
-# broken ->poll() lost).  Only a test that causes one on purpose may: it
-# writes "expect-fault begin" and "expect-fault end" to /dev/kmsg around it;
-# "expect-fault begin (only /RE/)" excuses only the messages that match RE,
-# and never a timeout ("timeout", "timed out"): a reset a test causes is
-# no excuse for a request that timed out meanwhile.
-faults=$(awk -v re="$fault_re" '
-	/expect-fault begin/ {
-		inwin = 1
-		only = ""
-		if (match($0, /expect-fault begin \(only \/.*\/\)/))
-			only = substr($0, RSTART + 26, RLENGTH - 28)
-		next
-	}
-	/expect-fault end/ { inwin = 0; next }
-	/^\[ *[0-9]+\.[0-9]+\] / && $0 ~ re && !/Running liburing test/ &&
-		(!inwin || (only != "" && ($0 !~ only || $0 ~ /time(d )?out/))) { print NR ": " $0 }
-	' "$klog")
+# a request timeout, abort or reset no test announced (kernel_faults)
+faults=$(kernel_faults "$klog" "$fault_re")
 if [[ -n $faults ]]; then
 	verdict fault "$(head -n 1 <<<"$faults" | sed 's/^[0-9]*: //')"
 	head -20 <<<"$faults" | sed 's/^/  k| /' >&2
