@@ -8,15 +8,19 @@ help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests (TESTS='PATTERN...': only those, docs/writing-tests.md)"
 	@echo "             (RT=1: Debian's rt flavour, PREEMPT_RT: its config's build of the series' files, the poll, nopoll and eagain boots)"
 	@echo "make check-long  the debug kernel's boots (poll, mpath, starved REPEAT=3 times; the others once), and DMA-API debug"
+	@echo "             (make check and check-long: CHECK_LABELS=\"patched patched+debug\", the kernels to boot)"
 	@echo "make check-wide  base and patched with dm, md, loop, SCSI, nvmet, xfs, btrfs, cgroups (LABELS= FRAGS= TESTS=)"
 	@echo "make check-breaks  the tests fail on the hand-broken kernel (harness/breaks/, BREAKS=)"
 	@echo "make lint    the queue lint, docs/layout.md against the tree, the tests' headers, the allmodconfig W=1 build of every changed file"
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
-	@echo "make bench   base vs patched benchmarks (LABELS=\"$(LABELS)\")"
+	@echo "make bench   the main job: base and patched side by side, ratios (LABELS=\"$(LABELS)\", REF=mainline,"
+	@echo "             MODES=\"icount wall\", RUNS=3, ROUNDS=5, SECS=1, PROBES=REGEX; docs/bench.md)"
 	@echo "make eagain-matrix  the -EAGAIN CQEs of make check's eagain boot, per kernel (LABELS=, REF=mainline)"
 	@echo "make latency cyclictest beside I/O on CONFIG_PREEMPT builds of base and patched (RUNS=3, LAT_LABELS=\"base patched breaks\")"
-	@echo "make deb     Debian packages of the patched kernel in results/deb/ (DEB_CONFIG=debian|qemu)"
-	@echo "make check-deb  install the packages in a Debian 11 guest, boot it, run fio hipri there"
+	@echo "make deb     Debian's linux 5.10.262-1 with the series, built in a Debian 11 root: results/deb/debian-FLAVOUR/"
+	@echo "             (FLAVOUR=amd64|rt; DEB_CONFIG=qemu: the small test package make check boots)"
+	@echo "make check-deb  install make deb's packages in a Debian 11 guest beside Debian's kernel, boot,"
+	@echo "             fio hipri, kselftests, an out-of-tree module, roll back (FLAVOUR=, DEB_CONFIG=qemu)"
 	@echo "make mail    the send-ready mails in outgoing/, checked with git send-email --dry-run"
 	@echo "             (BASE_VERSION=5.10.223 on check, build, bench: the older pin and its queue)"
 	@echo "make tree    git work tree of base + patches/ in tree/"
@@ -51,12 +55,23 @@ check-breaks:
 latency:
 	RUNS="$(RUNS)" LABELS="$(LAT_LABELS)" scripts/latency.sh
 
+# Debian's own kernel package with the series, built in a Debian 11 root
+# (FLAVOUR=amd64 or rt); DEB_CONFIG=qemu: make check's small test package
 DEB_CONFIG ?= debian
+FLAVOUR ?= amd64
 deb:
-	DEB_CONFIG=$(DEB_CONFIG) scripts/deb.sh
+ifeq ($(DEB_CONFIG),qemu)
+	DEB_CONFIG=qemu scripts/deb.sh
+else
+	FLAVOUR=$(FLAVOUR) scripts/deb-debian.sh
+endif
 
 check-deb:
-	DEB_CONFIG=$(DEB_CONFIG) scripts/check-deb.sh
+ifeq ($(DEB_CONFIG),qemu)
+	DEB_CONFIG=qemu scripts/check-deb.sh
+else
+	FLAVOUR=$(FLAVOUR) scripts/check-deb-debian.sh
+endif
 
 mail:
 	scripts/mail.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make check-deb: the packages of make deb (DEB_CONFIG=debian or qemu), tried
-# as a user would: a Debian 11 (bullseye) root file system made with
+# make check-deb DEB_CONFIG=qemu (and make check): the test package of
+# make deb DEB_CONFIG=qemu, tried as a user would: a Debian 11
+# (bullseye) root file system made with
 # debootstrap (cached), the linux-image package installed in it with
 # dpkg -i (its initramfs made there by initramfs-tools), booted in QEMU
 # with an emulated NVMe and nvme.poll_queues=1, and guest/deb-test.sh run
@@ -14,7 +15,7 @@
 # make check starts it in the background while it compiles.
 . "$(dirname "$0")/lib.sh"
 
-config=${DEB_CONFIG:-debian}
+config=${DEB_CONFIG:-qemu}
 debs=$FP_TOP/results/deb/$config
 work=$FP_BUILD/check-deb-$config
 suite=bullseye

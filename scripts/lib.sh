@@ -274,13 +274,15 @@ guest_stop() {
 	[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null || true
 }
 
-# debian_root_tar SUITE PACKAGES: a Debian SUITE root (debootstrap
-# minbase, plus PACKAGES, comma-separated) made once per suite and
-# package list and kept as a tarball in the cache; prints its path.
+# debian_root_tar SUITE PACKAGES [APT]: a Debian SUITE root (debootstrap
+# minbase, plus PACKAGES, comma-separated; then APT, space-separated,
+# installed there by apt-get from SUITE and its security suite, in the
+# root only) made once per suite and package lists and kept as a
+# tarball in the cache; prints its path.
 # One maker at a time (make check's background one, or a job's own).
 debian_root_tar() {
-	local suite=$1 include=$2 mirror=http://deb.debian.org/debian key tar tmp
-	key=$(echo "$suite $mirror $include" | sha256sum | cut -c1-12)
+	local suite=$1 include=$2 apt=${3:-} mirror=http://deb.debian.org/debian key tar tmp
+	key=$(echo "$suite $mirror $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
 	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
 	mkdir -p "${tar%/*}"
 	exec 9>"${tar%/*}/.lock"
@@ -292,7 +294,17 @@ debian_root_tar() {
 		debootstrap --variant=minbase --include="$include" \
 			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
 			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
-			{ tail -20 "$tmp.log" >&2; die "debootstrap $suite failed (log: $tmp.log)"; }
+			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "debootstrap $suite failed (log: $tmp.log)"; }
+		if [[ -n $apt ]]; then
+			log "$suite: apt-get install $apt"
+			echo "deb http://deb.debian.org/debian-security $suite-security main" \
+				>>"$tmp/root/etc/apt/sources.list"
+			cp /etc/resolv.conf "$tmp/root/etc/resolv.conf"
+			in_root "$tmp/root" sh -c "apt-get -q update && apt-get -q -y --no-install-recommends \
+				install $apt && apt-get clean" >>"$tmp.log" 2>&1 ||
+				{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "apt-get install $apt in the $suite root failed (log: $tmp.log)"; }
+			rm -rf "$tmp/root/var/lib/apt/lists/"*_dists_*
+		fi
 		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
 			die "cannot write $tar"
 		rm -rf "$tmp" "$tmp.log"
@@ -750,4 +762,123 @@ label_commit() {
 	rt-patched) rt_series_commit ;;
 	*) die "unknown label '$1' (base, patched, pN, breaks, tree, mainline, rt-base or rt-patched)" ;;
 	esac
+}
+
+# series_version: the series' version, N of mail/changelog's first "vN:"
+series_version() {
+	local v
+	v=$(sed -n 's/^v\([0-9][0-9]*\):$/\1/p' "$FP_TOP/mail/changelog" | head -1)
+	[[ -n $v ]] || die "mail/changelog has no 'vN:' line"
+	echo "$v"
+}
+
+# series_sum FEATURESET: the sha256 of the series as it goes on
+# Debian's tree of FEATURESET (none, or rt with the RT variants): the
+# patch names and contents, in order
+series_sum() {
+	local f
+	{
+		if [[ $1 == rt ]]; then rt_series_files; else series_files; fi
+	} | while read -r f; do
+		echo "${f##*/}"
+		cat "$f"
+	done | sha256sum | cut -d' ' -f1
+}
+
+# host_check: the host is Debian 12, which the scripts' packages and
+# tools are chosen from; one line saying so otherwise
+host_check() {
+	local id= ver= name=
+	[[ -r /etc/os-release ]] &&
+		eval "$(sed -n 's/^\(ID\|VERSION_ID\|PRETTY_NAME\)=/fp_os_\1=/p' /etc/os-release)"
+	id=${fp_os_ID:-} ver=${fp_os_VERSION_ID:-} name=${fp_os_PRETTY_NAME:-unknown}
+	[[ $id == debian && $ver == 12 ]] ||
+		die "this host runs $name; the scripts need Debian 12 (bookworm): run them on one, or in a Debian 12 VM or container"
+}
+
+# disk_check DIR GIB WHAT: at least GIB GiB free where DIR is (or would be)
+disk_check() {
+	local d=$1 free
+	while [[ ! -d $d ]]; do d=$(dirname "$d"); done
+	free=$(df -P -k "$d" | awk 'NR == 2 { print int($4 / 1048576) }')
+	((free >= $2)) ||
+		die "$free GiB free on the disk of $1; $3 needs $2 GiB: free some, or set FASTPATH_BUILD (build directory) or FASTPATH_CACHE to a larger disk"
+}
+
+# in_root ROOT CMD...: run CMD in the chroot ROOT, as root, with a clean
+# environment, /proc and /dev, and the binds of FP_ROOT_BINDS
+# ("HOSTDIR:DIR ...", DIR inside ROOT), all in a mount namespace of its
+# own: whatever CMD does, no mount outlives it
+in_root() {
+	local root=$1
+	shift
+	[[ -x $root/usr/bin/env ]] || die "$root is not a root file system"
+	FP_ROOT_BINDS=${FP_ROOT_BINDS:-} unshare --mount --propagation private -- bash -c '
+		set -e
+		root=$1
+		shift
+		mount -t proc proc "$root/proc"
+		mount --bind /dev "$root/dev"
+		mount -t devpts -o newinstance devpts "$root/dev/pts" 2>/dev/null || true
+		for b in $FP_ROOT_BINDS; do
+			mkdir -p "$root/${b#*:}"
+			mount --bind "${b%%:*}" "$root/${b#*:}"
+		done
+		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LC_ALL=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
+	' in_root "$root" "$@"
+}
+
+# debian_src_dsc: the base's Debian source package, its .dsc, orig and
+# debian.tar.xz in the cache, each checked (the orig against BASE, the
+# debian.tar.xz against the .dsc); prints the .dsc's path
+debian_src_dsc() {
+	local src=$FP_CACHE/src dsc
+	dsc=$src/${BASE_SRCPKG}_$BASE_SRCVER.dsc
+	debian_tar >/dev/null || exit 1
+	check_sha256 "$src/$BASE_TARBALL" "$BASE_SHA256" >&2
+	echo "$dsc"
+}
+
+# debian_build_root_tar PROFILES: Debian 11's root for building the
+# base's source package: debootstrap's buildd variant (build-essential)
+# of BASE_SUITE, and there, by apt-get build-dep of the .dsc with the
+# build profiles PROFILES, the package's Build-Depends and
+# Build-Depends-Arch, all from BASE_SUITE and its security suite (in the
+# root only; the host's apt never sees them), plus ccache.  Made once per
+# .dsc and profile list and kept as a tarball in the cache; prints its path.
+debian_build_root_tar() {
+	local profiles=$1 suite=$BASE_SUITE mirror=http://deb.debian.org/debian
+	local dsc key tar tmp
+	dsc=$(debian_src_dsc) || exit 1
+	key=$( (echo "v1 $suite $mirror $profiles"; sha256sum <"$dsc") | sha256sum | cut -c1-12)
+	tar=$FP_CACHE/debootstrap/$suite-buildroot-$key.tar.gz
+	mkdir -p "${tar%/*}"
+	exec 9>"${tar%/*}/.lock"
+	flock 9
+	if [[ ! -f $tar ]]; then
+		need_pkgs debootstrap debian-archive-keyring
+		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
+		log "debootstrap $suite (buildd) into $tmp"
+		debootstrap --variant=buildd --include=ccache,ca-certificates \
+			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
+			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "debootstrap $suite failed (log: $tmp.log)"; }
+		echo "deb http://deb.debian.org/debian-security $suite-security main" \
+			>>"$tmp/root/etc/apt/sources.list"
+		cp /etc/resolv.conf "$tmp/root/etc/resolv.conf"
+		mkdir -p "$tmp/root/tmp/src"
+		cp "$dsc" "$tmp/root/tmp/src/"
+		log "$suite: apt-get build-dep ${dsc##*/} (profiles $profiles)"
+		in_root "$tmp/root" sh -c "apt-get -q update && apt-get -q -y --no-install-recommends \
+			--arch-only -P '$profiles' build-dep /tmp/src/${dsc##*/} && apt-get clean" \
+			>>"$tmp.log" 2>&1 ||
+			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "apt-get build-dep in the $suite root failed (log: $tmp.log)"; }
+		rm -rf "$tmp/root/tmp/src" "$tmp/root/var/lib/apt/lists/"*_dists_*
+		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
+			die "cannot write $tar"
+		rm -rf "$tmp" "$tmp.log"
+	fi
+	exec 9>&-
+	echo "$tar"
 }
