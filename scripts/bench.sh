@@ -15,6 +15,8 @@
 #           (default: all); the multipath boots run only if it matches
 #           mpath-head-4k
 . "$(dirname "$0")/lib.sh"
+host_check
+disk_check "$FP_BUILD" 10 "make bench (its kernels and guests)"
 
 read -r -a labels <<<"${LABELS:-base patched}"
 read -r -a modes <<<"${MODES:-icount wall}"

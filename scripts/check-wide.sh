@@ -24,6 +24,8 @@
 #           select wide PATTERN... lists them); the manifests are then
 #           compared for their IDs only
 . "$(dirname "$0")/lib.sh"
+host_check
+disk_check "$FP_BUILD" 15 "make check-wide (its kernels and guests)"
 FP_PREFIX="[check-wide] "
 
 read -r -a labels <<<"${LABELS:-base patched}"
