@@ -122,8 +122,11 @@ test)
 	sh /fp/deb-test.sh "$fp" || rc=1
 	# the kselftests of the series, on the scratch namespace only
 	if [ -x /fp/selftests/iopoll_test ] && [ -x /fp/selftests/uring_test ]; then
+		# Debian builds configfs as a module: null_blk loads it, and
+		# with it /sys/kernel/config, where configfs is then mounted
+		modprobe null_blk nr_devices=0
 		mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-		if modprobe null_blk nr_devices=0 && [ -d /sys/kernel/config/nullb ]; then
+		if [ -d /sys/kernel/config/nullb ]; then
 			tap_ok test_null_blk_configfs
 		else
 			tap_fail test_null_blk_configfs "modprobe null_blk, or no /sys/kernel/config/nullb"
