@@ -2,7 +2,7 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix latency tree export build fetch vm clean
+.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix latency tree export build fetch clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests (TESTS='PATTERN...': only those, docs/writing-tests.md)"
@@ -27,6 +27,9 @@ help:
 	@echo "make export  write tree/'s commits back to patches/"
 	@echo "make build   build one kernel (LABEL=$(LABEL): base, patched, pN)"
 	@echo "make fetch   fetch and verify the pinned base (BASE)"
+	@echo "make clean   remove build/, results/ and outgoing/ (the cache stays)"
+	@echo "environment: FASTPATH_CACHE (downloads, ccache, roots: ~/.cache/fastpath), FASTPATH_BUILD"
+	@echo "             (kernels and guests: build/), FASTPATH_JOBS (compile jobs: all CPUs)"
 
 check:
 	TESTS="$(TESTS)" CHECK_RT="$(RT)" scripts/check.sh
