@@ -16,7 +16,7 @@
 #           mpath-head-4k
 . "$(dirname "$0")/lib.sh"
 host_check
-disk_check "$FP_BUILD" 10 "make bench (its kernels and guests)"
+disk_check "$FP_BUILD" 8 "make bench (its kernels and guests)"
 
 read -r -a labels <<<"${LABELS:-base patched}"
 read -r -a modes <<<"${MODES:-icount wall}"

@@ -25,7 +25,7 @@
 #           compared for their IDs only
 . "$(dirname "$0")/lib.sh"
 host_check
-disk_check "$FP_BUILD" 15 "make check-wide (its kernels and guests)"
+disk_check "$FP_BUILD" 10 "make check-wide (its kernels and guests)"
 FP_PREFIX="[check-wide] "
 
 read -r -a labels <<<"${LABELS:-base patched}"

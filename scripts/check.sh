@@ -22,7 +22,7 @@
 # (scripts/rt-config-check.sh), then the poll, nopoll and eagain boots.
 . "$(dirname "$0")/lib.sh"
 host_check
-disk_check "$FP_BUILD" 15 "make check (its kernels and guests)"
+disk_check "$FP_BUILD" 10 "make check (its kernels and guests)"
 
 # TESTS: the boots that hold a test the patterns name
 # (read -a: the patterns are not the shell's to expand)
