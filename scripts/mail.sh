@@ -17,8 +17,7 @@ FROM="$FP_IDENT_NAME <$FP_IDENT_EMAIL>"
 need_pkgs git git-email libmailtools-perl libemail-valid-perl perl python3
 "$FP_TOP/scripts/fetch-base.sh" >/dev/null
 
-version=$(sed -n 's/^v\([0-9][0-9]*\):$/\1/p' "$FP_TOP/mail/changelog" | head -1)
-[[ -n $version ]] || die "mail/changelog has no 'vN:' line"
+version=$(series_version) || exit 1
 
 write() {
 	local top base cover
