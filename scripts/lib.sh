@@ -788,12 +788,13 @@ series_sum() {
 # host_check: the host is Debian 12, which the scripts' packages and
 # tools are chosen from; one line saying so otherwise
 host_check() {
-	local id= ver= name=
-	[[ -r /etc/os-release ]] &&
-		eval "$(sed -n 's/^\(ID\|VERSION_ID\|PRETTY_NAME\)=/fp_os_\1=/p' /etc/os-release)"
-	id=${fp_os_ID:-} ver=${fp_os_VERSION_ID:-} name=${fp_os_PRETTY_NAME:-unknown}
-	[[ $id == debian && $ver == 12 ]] ||
-		die "this host runs $name; the scripts need Debian 12 (bookworm): run them on one, or in a Debian 12 VM or container"
+	local id name
+	# shellcheck disable=SC1091
+	id=$(. /etc/os-release 2>/dev/null && echo "$ID $VERSION_ID")
+	# shellcheck disable=SC1091
+	name=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
+	[[ $id == "debian 12" ]] ||
+		die "this host runs ${name:-a system without /etc/os-release}; the scripts need Debian 12 (bookworm): run them on one, or in a Debian 12 VM or container"
 }
 
 # disk_check DIR GIB WHAT: at least GIB GiB free where DIR is (or would be)
