@@ -274,42 +274,56 @@ guest_stop() {
 	[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null || true
 }
 
-# debian_root_tar SUITE PACKAGES [APT]: a Debian SUITE root (debootstrap
-# minbase, plus PACKAGES, comma-separated; then APT, space-separated,
-# installed there by apt-get from SUITE and its security suite, in the
-# root only) made once per suite and package lists and kept as a
-# tarball in the cache; prints its path.
+# debian_root_make TAR SUITE VARIANT INCLUDE [APT-ARGS [FILE]]: TAR, a
+# Debian SUITE root (debootstrap's VARIANT, plus INCLUDE, comma-separated),
+# unless the cache has it; with APT-ARGS, then "apt-get APT-ARGS" run
+# there against SUITE and its security suite (in the root only; the
+# host's apt never sees them), FILE copied to /tmp/src/ for it first.
 # One maker at a time (make check's background one, or a job's own).
-debian_root_tar() {
-	local suite=$1 include=$2 apt=${3:-} mirror=http://deb.debian.org/debian key tar tmp
-	key=$(echo "$suite $mirror $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
-	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
+debian_root_make() {
+	local tar=$1 suite=$2 variant=$3 include=$4 apt=${5:-} file=${6:-} tmp
+	local mirror=http://deb.debian.org/debian
 	mkdir -p "${tar%/*}"
 	exec 9>"${tar%/*}/.lock"
 	flock 9
 	if [[ ! -f $tar ]]; then
 		need_pkgs debootstrap debian-archive-keyring
 		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
-		log "debootstrap $suite (minbase + $include) into $tmp"
-		debootstrap --variant=minbase --include="$include" \
+		log "debootstrap $suite ($variant + $include) into $tmp"
+		debootstrap --variant="$variant" --include="$include" \
 			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
 			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
 			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "debootstrap $suite failed (log: $tmp.log)"; }
 		if [[ -n $apt ]]; then
-			log "$suite: apt-get install $apt"
+			log "$suite: apt-get $apt"
 			echo "deb http://deb.debian.org/debian-security $suite-security main" \
 				>>"$tmp/root/etc/apt/sources.list"
 			cp /etc/resolv.conf "$tmp/root/etc/resolv.conf"
+			if [[ -n $file ]]; then
+				mkdir -p "$tmp/root/tmp/src"
+				cp "$file" "$tmp/root/tmp/src/"
+			fi
 			in_root "$tmp/root" sh -c "apt-get -q update && apt-get -q -y --no-install-recommends \
-				install $apt && apt-get clean" >>"$tmp.log" 2>&1 ||
-				{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "apt-get install $apt in the $suite root failed (log: $tmp.log)"; }
-			rm -rf "$tmp/root/var/lib/apt/lists/"*_dists_*
+				$apt && apt-get clean" >>"$tmp.log" 2>&1 ||
+				{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "apt-get $apt in the $suite root failed (log: $tmp.log)"; }
+			rm -rf "$tmp/root/tmp/src" "$tmp/root/var/lib/apt/lists/"*_dists_*
 		fi
 		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
 			die "cannot write $tar"
 		rm -rf "$tmp" "$tmp.log"
 	fi
 	exec 9>&-
+}
+
+# debian_root_tar SUITE PACKAGES [APT]: a Debian SUITE root (debootstrap
+# minbase, plus PACKAGES, comma-separated; then APT, space-separated,
+# installed there from SUITE and its security suite) made once per suite
+# and package lists and kept as a tarball in the cache; prints its path.
+debian_root_tar() {
+	local suite=$1 include=$2 apt=${3:-} key tar
+	key=$(echo "$suite http://deb.debian.org/debian $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
+	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
+	debian_root_make "$tar" "$suite" minbase "$include" "${apt:+install $apt}" || exit 1
 	echo "$tar"
 }
 
@@ -845,41 +859,14 @@ debian_src_dsc() {
 # base's source package: debootstrap's buildd variant (build-essential)
 # of BASE_SUITE, and there, by apt-get build-dep of the .dsc with the
 # build profiles PROFILES, the package's Build-Depends and
-# Build-Depends-Arch, all from BASE_SUITE and its security suite (in the
-# root only; the host's apt never sees them), plus ccache.  Made once per
+# Build-Depends-Arch (debian_root_make), plus ccache.  Made once per
 # .dsc and profile list and kept as a tarball in the cache; prints its path.
 debian_build_root_tar() {
-	local profiles=$1 suite=$BASE_SUITE mirror=http://deb.debian.org/debian
-	local dsc key tar tmp
+	local profiles=$1 suite=$BASE_SUITE dsc key tar
 	dsc=$(debian_src_dsc) || exit 1
-	key=$( (echo "v1 $suite $mirror $profiles"; sha256sum <"$dsc") | sha256sum | cut -c1-12)
+	key=$( (echo "v1 $suite http://deb.debian.org/debian $profiles"; sha256sum <"$dsc") | sha256sum | cut -c1-12)
 	tar=$FP_CACHE/debootstrap/$suite-buildroot-$key.tar.gz
-	mkdir -p "${tar%/*}"
-	exec 9>"${tar%/*}/.lock"
-	flock 9
-	if [[ ! -f $tar ]]; then
-		need_pkgs debootstrap debian-archive-keyring
-		tmp=$(mktemp -d "$FP_CACHE/debootstrap.XXXXXX")
-		log "debootstrap $suite (buildd) into $tmp"
-		debootstrap --variant=buildd --include=ccache,ca-certificates \
-			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
-			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "debootstrap $suite failed (log: $tmp.log)"; }
-		echo "deb http://deb.debian.org/debian-security $suite-security main" \
-			>>"$tmp/root/etc/apt/sources.list"
-		cp /etc/resolv.conf "$tmp/root/etc/resolv.conf"
-		mkdir -p "$tmp/root/tmp/src"
-		cp "$dsc" "$tmp/root/tmp/src/"
-		log "$suite: apt-get build-dep ${dsc##*/} (profiles $profiles)"
-		in_root "$tmp/root" sh -c "apt-get -q update && apt-get -q -y --no-install-recommends \
-			--arch-only -P '$profiles' build-dep /tmp/src/${dsc##*/} && apt-get clean" \
-			>>"$tmp.log" 2>&1 ||
-			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "apt-get build-dep in the $suite root failed (log: $tmp.log)"; }
-		rm -rf "$tmp/root/tmp/src" "$tmp/root/var/lib/apt/lists/"*_dists_*
-		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
-			die "cannot write $tar"
-		rm -rf "$tmp" "$tmp.log"
-	fi
-	exec 9>&-
+	debian_root_make "$tar" "$suite" buildd ccache,ca-certificates \
+		"--arch-only -P $profiles build-dep /tmp/src/${dsc##*/}" "$dsc" || exit 1
 	echo "$tar"
 }
