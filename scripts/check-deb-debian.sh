@@ -128,35 +128,10 @@ boot() {
 	ext_put "$work/stage" /fp/stage
 	ext_get "/boot/vmlinuz-$r" "$work/vmlinuz" && ext_get "/boot/initrd.img-$r" "$work/initrd" ||
 		{ echo "not ok - ${stage}_boot: no /boot/vmlinuz-$r or initrd.img-$r in the guest" >>"$work/guest.log"; return 1; }
-	truncate -s 256M "$work/nvme.img"
-	trap guest_stop EXIT
-	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-300} guest_run "${CHECK_DEB_TIMEOUT:-1800}" "$log" "$klog" "" \
-		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 1536 -no-reboot \
-		-kernel "$work/vmlinuz" -initrd "$work/initrd" \
-		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 tsc=reliable panic=-1" \
-		-drive file="$img",if=virtio,format=raw \
-		-drive file="$work/nvme.img",if=none,id=nv0,format=raw \
-		-device nvme,serial=fpdeb0,drive=nv0 \
-		-serial file:"$klog" -serial stdio -monitor none -display none || rc=$?
-	sed -i 's/\r$//' "$log" "$klog"
-	cat "$log" >&2
+	DEB_GUEST_MEM=1536 FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-300} CHECK_DEB_TIMEOUT=${CHECK_DEB_TIMEOUT:-1800} \
+		deb_guest_boot "$stage" "$log" "$klog" "" "$work/vmlinuz" "$work/initrd" "$img" \
+		"root=/dev/vda rw init=/fp/deb-init console=ttyS0 tsc=reliable panic=-1" || rc=$?
 	((rc != 124)) || echo "not ok - ${stage}_guest: hung; kernel log $klog" >>"$log"
-	local faults
-	if grep -Eq "$FP_SPLAT_RE" "$klog"; then
-		grep -En -A10 "$FP_SPLAT_RE" "$klog" | head -40 | sed 's/^/  k| /' >&2
-		echo "not ok - ${stage}_kernel_log: a kernel splat" >>"$log"
-	fi
-	faults=$(kernel_faults "$klog")
-	if [[ -n $faults ]]; then
-		head -20 <<<"$faults" | sed 's/^/  k| /' >&2
-		echo "not ok - ${stage}_kernel_log: a request timeout, abort or reset no test announced" >>"$log"
-	fi
-	if ! grep -q '^FASTPATH-EXIT: ' "$log"; then
-		tail -20 "$klog" | sed 's/^/  k| /' >&2
-		echo "not ok - ${stage}_guest: died before reporting (qemu exit $rc)" >>"$log"
-	elif ! grep -q '^FASTPATH-EXIT: 0$' "$log" && ! grep -q '^not ok ' "$log"; then
-		echo "not ok - ${stage}_guest: $(grep '^FASTPATH-EXIT: ' "$log")" >>"$log"
-	fi
 	cat "$log" >>"$work/guest.log"
 	! grep -q '^not ok ' "$log"
 }

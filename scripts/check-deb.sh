@@ -70,36 +70,14 @@ install_kernel() {
 
 boot() {
 	local log=$work/guest.log klog=$work/kernel.log rc=0
-	truncate -s 256M "$work/nvme.img"
-	# the guest's output (ttyS1) and QEMU's go to $log, the console to $klog
 	# vCPU addresses of a hang are named only without KASLR (Debian's
 	# config has it; the boot stays as a user's would)
 	local map=$work/System.map-$rel
 	! grep -q '^CONFIG_RANDOMIZE_BASE=y' "$work/config-$rel" || map=
-	trap guest_stop EXIT
-	# initramfs-tools' udev and root mount come before the command: the
-	# busybox guests' 60 s to start it is too short for this boot
-	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-240} guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$map" \
-		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 1024 -no-reboot \
-		-kernel "$work/vmlinuz-$rel" -initrd "$work/initrd.img-$rel" \
-		-append "root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=${CHECK_DEB_POLL_QUEUES:-1} tsc=reliable panic=-1" \
-		-drive file="$work/root.img",if=virtio,format=raw \
-		-drive file="$work/nvme.img",if=none,id=nv0,format=raw \
-		-device nvme,serial=fpdeb0,drive=nv0 \
-		-serial file:"$klog" -serial stdio -monitor none -display none || rc=$?
-	sed -i 's/\r$//' "$log" "$klog"
-	cat "$log" >&2
-	[[ -z $FP_BOOT_SECS ]] || log "the guest's command started $FP_BOOT_SECS s after QEMU did"
+	deb_guest_boot deb "$log" "$klog" "$map" "$work/vmlinuz-$rel" "$work/initrd.img-$rel" "$work/root.img" \
+		"root=/dev/vda rw init=/fp/deb-init console=ttyS0 nvme.poll_queues=${CHECK_DEB_POLL_QUEUES:-1} tsc=reliable panic=-1" ||
+		rc=$?
 	((rc != 124)) || die "guest hung; kernel log: $klog"
-	local splat="$FP_SPLAT_RE|$FP_FAULT_RE"
-	if grep -Eq "$splat" "$klog"; then
-		grep -En -A10 "$splat" "$klog" | head -40 | sed 's/^/  k| /' >&2
-		echo "not ok - deb_kernel_log: a kernel splat or request timeout" >>"$log"
-	fi
-	grep -q '^FASTPATH-EXIT: ' "$log" || {
-		tail -20 "$klog" | sed 's/^/  k| /' >&2
-		echo "not ok - deb_guest: died before reporting (qemu exit $rc)" >>"$log"
-	}
 	local pass fail
 	pass=$(grep -c '^ok ' "$log" || true)
 	fail=$(grep -c '^not ok ' "$log" || true)

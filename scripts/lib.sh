@@ -274,6 +274,50 @@ guest_stop() {
 	[[ -z ${FP_GUEST_PID:-} ]] || kill "$FP_GUEST_PID" 2>/dev/null || true
 }
 
+# deb_guest_boot NAME LOG KLOG MAP KERNEL INITRD ROOTIMG APPEND: boot a
+# Debian 11 guest image (make check-deb) under QEMU: q35, TCG, two
+# vCPUs, DEB_GUEST_MEM MiB (1024), ROOTIMG on virtio, a 256 MiB emulated
+# NVMe beside it (NVMe image: ROOTIMG's directory), KERNEL and INITRD
+# with APPEND; /fp/deb-init's output (ttyS1) and QEMU's go to LOG, the
+# console to KLOG (vCPU addresses of a hang named with MAP, if any),
+# within CHECK_DEB_TIMEOUT s (900) and FP_BOOT_TIMEOUT s to start (240:
+# initramfs-tools' udev and root mount come first).  Then LOG gets
+# "not ok - NAME_kernel_log" for a splat or a timeout, abort or reset no
+# test announced (kernel_faults), and "not ok - NAME_guest" for a guest
+# that died before reporting, or failed without saying which test.
+# Returns guest_run's status (124: hung).
+deb_guest_boot() {
+	local name=$1 log=$2 klog=$3 map=$4 kernel=$5 initrd=$6 img=$7 append=$8 rc=0 faults
+	truncate -s 256M "${img%/*}/nvme.img"
+	trap guest_stop EXIT
+	FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-240} guest_run "${CHECK_DEB_TIMEOUT:-900}" "$log" "$klog" "$map" \
+		qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m "${DEB_GUEST_MEM:-1024}" -no-reboot \
+		-kernel "$kernel" -initrd "$initrd" -append "$append" \
+		-drive file="$img",if=virtio,format=raw \
+		-drive file="${img%/*}/nvme.img",if=none,id=nv0,format=raw \
+		-device nvme,serial=fpdeb0,drive=nv0 \
+		-serial file:"$klog" -serial stdio -monitor none -display none || rc=$?
+	sed -i 's/\r$//' "$log" "$klog"
+	cat "$log" >&2
+	[[ -z $FP_BOOT_SECS ]] || log "the guest's command started $FP_BOOT_SECS s after QEMU did"
+	if grep -Eq "$FP_SPLAT_RE" "$klog"; then
+		grep -En -A10 "$FP_SPLAT_RE" "$klog" | head -40 | sed 's/^/  k| /' >&2
+		echo "not ok - ${name}_kernel_log: a kernel splat" >>"$log"
+	fi
+	faults=$(kernel_faults "$klog")
+	if [[ -n $faults ]]; then
+		head -20 <<<"$faults" | sed 's/^/  k| /' >&2
+		echo "not ok - ${name}_kernel_log: a request timeout, abort or reset no test announced" >>"$log"
+	fi
+	if ! grep -q '^FASTPATH-EXIT: ' "$log"; then
+		tail -20 "$klog" | sed 's/^/  k| /' >&2
+		echo "not ok - ${name}_guest: died before reporting (qemu exit $rc)" >>"$log"
+	elif ! grep -q '^FASTPATH-EXIT: 0$' "$log" && ! grep -q '^not ok ' "$log"; then
+		echo "not ok - ${name}_guest: $(grep '^FASTPATH-EXIT: ' "$log")" >>"$log"
+	fi
+	return "$rc"
+}
+
 # debian_root_make TAR SUITE VARIANT INCLUDE [APT-ARGS [FILE]]: TAR, a
 # Debian SUITE root (debootstrap's VARIANT, plus INCLUDE, comma-separated),
 # unless the cache has it; with APT-ARGS, then "apt-get APT-ARGS" run
