@@ -13,7 +13,8 @@
 #            /etc/modprobe.d, update-initramfs
 #   test     the fastpath kernel: io_poll, fio hipri polled and verified,
 #            the iopoll kselftests on the scratch namespace, an
-#            out-of-tree module built and loaded
+#            out-of-tree module built and loaded; every result held
+#            against guest/expected/deb-test.txt (scripts/manifest.sh)
 #   rollback Debian's kernel: dpkg --purge of the series' packages
 #   after    Debian's kernel boots again, nothing of the series left
 # No kernel warning or request timeout allowed in any boot.  Ends with
@@ -151,6 +152,13 @@ stages() {
 			[[ $s != install ]] || break
 		}
 	done
+	# the test boot's results, each against its line of the manifest
+	# (a test that skipped, or reported nothing, where it must pass fails)
+	if [[ -f $work/test.log ]]; then
+		tap_lines "deb-$flavour test: " "$work/test.log" >"$work/test.results"
+		"$FP_TOP/scripts/manifest.sh" "$work/test.results" "deb-$flavour" test \
+			"$FP_TOP/guest/expected/deb-test.txt" | sed 's/^[^:]*: //' >>"$work/guest.log" || true
+	fi
 	local pass fail
 	pass=$(grep -c '^ok ' "$work/guest.log" || true)
 	fail=$(grep -c '^not ok ' "$work/guest.log" || true)
