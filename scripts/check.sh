@@ -162,10 +162,7 @@ manifest_of() {
 		m=$(manifest_of "${l#rt-}" "$2")
 		o=$FP_TOP/guest/expected/$l/$2.txt
 		if [[ -n $m && -f $o ]]; then
-			awk 'FNR == NR { if ($1 !~ /^#/ && NF) { over[$1] = $0; order[n++] = $1 }; next }
-				$1 in over { print over[$1]; done[$1] = 1; next } { print }
-				END { for (i = 0; i < n; i++) if (!(order[i] in done)) print over[order[i]] }' \
-				"$o" "$m" >"$out/manifest-$l-$2.txt"
+			manifest_overlay "$o" "$m" >"$out/manifest-$l-$2.txt"
 			m=$out/manifest-$l-$2.txt
 		fi
 		[[ -z $m ]] || echo "$m"

@@ -646,6 +646,15 @@ wide_vm() {
 		--log "$log" "$@"
 }
 
+# manifest_overlay OVER BASE: the manifest BASE (guest/expected/) with
+# OVER's lines in place of those of the same IDs, and OVER's other lines
+# after it: what differs on another kernel or guest, each with its reason
+manifest_overlay() {
+	awk 'FNR == NR { if ($1 !~ /^#/ && NF) { over[$1] = $0; order[n++] = $1 }; next }
+		$1 in over { print over[$1]; done[$1] = 1; next } { print }
+		END { for (i = 0; i < n; i++) if (!(order[i] in done)) print over[order[i]] }' "$1" "$2"
+}
+
 # tap_lines PREFIX LOG: the TAP result lines of a guest's LOG, each
 # after PREFIX (a kselftest's skip line carries no test name: it is
 # taken from the RUN line before it)
