@@ -122,7 +122,7 @@ make_root() {
 # boot STAGE: boot the kernel of STAGE from the image's /boot, run the
 # stage; its TAP lines are added to $work/guest.log
 boot() {
-	local stage=$1 r log=$work/$1.log klog=$work/$1.kernel.log rc=0
+	local stage=$1 r log=$work/$1.log klog=$work/$1.kernel.log
 	r=$(cat "$work/release-$stage" 2>/dev/null) || r=
 	echo "$stage" >"$work/stage"
 	ext_fsck
@@ -131,8 +131,8 @@ boot() {
 		{ echo "not ok - ${stage}_boot: no /boot/vmlinuz-$r or initrd.img-$r in the guest" >>"$work/guest.log"; return 1; }
 	DEB_GUEST_MEM=1536 FP_BOOT_TIMEOUT=${FP_BOOT_TIMEOUT:-300} CHECK_DEB_TIMEOUT=${CHECK_DEB_TIMEOUT:-1800} \
 		deb_guest_boot "$stage" "$log" "$klog" "" "$work/vmlinuz" "$work/initrd" "$img" \
-		"root=/dev/vda rw init=/fp/deb-init console=ttyS0 tsc=reliable panic=-1" || rc=$?
-	((rc != 124)) || echo "not ok - ${stage}_guest: hung; kernel log $klog" >>"$log"
+		"root=/dev/vda rw init=/fp/deb-init console=ttyS0 tsc=reliable panic=-1" || true
+	# (a hang, a death, a splat: deb_guest_boot's "not ok" lines say it)
 	cat "$log" >>"$work/guest.log"
 	! grep -q '^not ok ' "$log"
 }

@@ -284,7 +284,7 @@ guest_stop() {
 # initramfs-tools' udev and root mount come first).  Then LOG gets
 # "not ok - NAME_kernel_log" for a splat or a timeout, abort or reset no
 # test announced (kernel_faults), and "not ok - NAME_guest" for a guest
-# that died before reporting, or failed without saying which test.
+# that hung, died before reporting, or failed without saying which test.
 # Returns guest_run's status (124: hung).
 deb_guest_boot() {
 	local name=$1 log=$2 klog=$3 map=$4 kernel=$5 initrd=$6 img=$7 append=$8 rc=0 faults
@@ -309,7 +309,9 @@ deb_guest_boot() {
 		head -20 <<<"$faults" | sed 's/^/  k| /' >&2
 		echo "not ok - ${name}_kernel_log: a request timeout, abort or reset no test announced" >>"$log"
 	fi
-	if ! grep -q '^FASTPATH-EXIT: ' "$log"; then
+	if ((rc == 124)); then
+		echo "not ok - ${name}_guest: hung; kernel log $klog" >>"$log"
+	elif ! grep -q '^FASTPATH-EXIT: ' "$log"; then
 		tail -20 "$klog" | sed 's/^/  k| /' >&2
 		echo "not ok - ${name}_guest: died before reporting (qemu exit $rc)" >>"$log"
 	elif ! grep -q '^FASTPATH-EXIT: 0$' "$log" && ! grep -q '^not ok ' "$log"; then
