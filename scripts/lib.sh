@@ -35,6 +35,9 @@ export BASE_VERSION
 FP_GIT=$FP_CACHE/git/linux-$BASE_VERSION.git
 FP_IDENT_NAME="fastpath-5.10 developers"
 FP_IDENT_EMAIL="dev@fastpath.invalid"
+# Debian's archive (.../debian, .../debian-security), for every root,
+# source download and package the scripts fetch; part of the cache keys
+FP_DEBIAN_MIRROR=http://deb.debian.org
 
 # A guest's kernel log fails its run on a splat, and on a request
 # timeout, abort or controller reset that no test announced
@@ -328,7 +331,6 @@ deb_guest_boot() {
 # One maker at a time (make check's background one, or a job's own).
 debian_root_make() {
 	local tar=$1 suite=$2 variant=$3 include=$4 apt=${5:-} file=${6:-} tmp
-	local mirror=http://deb.debian.org/debian
 	mkdir -p "${tar%/*}"
 	exec 9>"${tar%/*}/.lock"
 	flock 9
@@ -338,11 +340,11 @@ debian_root_make() {
 		log "debootstrap $suite ($variant + $include) into $tmp"
 		debootstrap --variant="$variant" --include="$include" \
 			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$suite" "$tmp/root" "$mirror" >"$tmp.log" 2>&1 ||
+			"$suite" "$tmp/root" "$FP_DEBIAN_MIRROR/debian" >"$tmp.log" 2>&1 ||
 			{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "debootstrap $suite failed (log: $tmp.log)"; }
 		if [[ -n $apt ]]; then
 			log "$suite: apt-get $apt"
-			echo "deb http://deb.debian.org/debian-security $suite-security main" \
+			echo "deb $FP_DEBIAN_MIRROR/debian-security $suite-security main" \
 				>>"$tmp/root/etc/apt/sources.list"
 			cp /etc/resolv.conf "$tmp/root/etc/resolv.conf"
 			if [[ -n $file ]]; then
@@ -367,7 +369,7 @@ debian_root_make() {
 # and package lists and kept as a tarball in the cache; prints its path.
 debian_root_tar() {
 	local suite=$1 include=$2 apt=${3:-} key tar
-	key=$(echo "$suite http://deb.debian.org/debian $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
+	key=$(echo "$suite $FP_DEBIAN_MIRROR/debian $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
 	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
 	debian_root_make "$tar" "$suite" minbase "$include" "${apt:+install $apt}" || exit 1
 	echo "$tar"
@@ -383,10 +385,10 @@ apt_src() {
 	if [[ ! -f $dir/sources.list ]]; then
 		mkdir -p "$dir/lists/partial"
 		{
-			echo "deb-src http://deb.debian.org/debian $suite main"
+			echo "deb-src $FP_DEBIAN_MIRROR/debian $suite main"
 			case $suite in
 			sid | unstable | experimental) ;;
-			*) echo "deb-src http://deb.debian.org/debian-security $suite-security main" ;;
+			*) echo "deb-src $FP_DEBIAN_MIRROR/debian-security $suite-security main" ;;
 			esac
 		} >"$dir/sources.list"
 	fi
@@ -435,7 +437,7 @@ apt_bin_download() {
 	local suite=$1 dest=$2 pkg=$3 dir f
 	dir=$FP_CACHE/apt/$suite-security-bin
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dest"
-	echo "deb [arch=amd64] http://deb.debian.org/debian-security $suite-security main" \
+	echo "deb [arch=amd64] $FP_DEBIAN_MIRROR/debian-security $suite-security main" \
 		>"$dir/sources.list"
 	local opts=(-q -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=-
 		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache"
@@ -857,13 +859,13 @@ series_sum() {
 # host_check: the host is Debian 12, which the scripts' packages and
 # tools are chosen from; one line saying so otherwise
 host_check() {
-	local id name
+	local os
+	# "ID VERSION_ID PRETTY_NAME", read in a subshell
 	# shellcheck disable=SC1091
-	id=$(. /etc/os-release 2>/dev/null && echo "$ID $VERSION_ID")
-	# shellcheck disable=SC1091
-	name=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
-	[[ $id == "debian 12" ]] ||
-		die "this host runs ${name:-a system without /etc/os-release}; the scripts need Debian 12 (bookworm): run them on one, or in a Debian 12 VM or container"
+	os=$(. /etc/os-release 2>/dev/null && echo "$ID $VERSION_ID $PRETTY_NAME") || true
+	[[ $os == "debian 12 "* ]] && return
+	[[ -n $os ]] && os=${os#* * } || os="a system without /etc/os-release"
+	die "this host runs $os; the scripts need Debian 12 (bookworm): run them on one, or in a Debian 12 VM or container"
 }
 
 # disk_check DIR GIB WHAT: at least GIB GiB free where DIR is (or would be)
@@ -919,7 +921,7 @@ debian_src_dsc() {
 debian_build_root_tar() {
 	local profiles=$1 suite=$BASE_SUITE dsc key tar
 	dsc=$(debian_src_dsc) || exit 1
-	key=$( (echo "v1 $suite http://deb.debian.org/debian $profiles"; sha256sum <"$dsc") | sha256sum | cut -c1-12)
+	key=$( (echo "v1 $suite $FP_DEBIAN_MIRROR/debian $profiles"; sha256sum <"$dsc") | sha256sum | cut -c1-12)
 	tar=$FP_CACHE/debootstrap/$suite-buildroot-$key.tar.gz
 	debian_root_make "$tar" "$suite" buildd ccache,ca-certificates \
 		"--arch-only -P $profiles build-dep /tmp/src/${dsc##*/}" "$dsc" || exit 1
