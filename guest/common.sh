@@ -429,6 +429,10 @@ mpath_paths() {
 	done
 }
 
+# the lines a multipath head logged when it found no usable path and
+# requeued a bio (ratelimited: a lower bound), so far
+mpath_requeues() { dmesg | grep -c 'no usable path - requeuing' || true; }
+
 ctrl_live() { [ "$(cat /sys/class/nvme/$1/state 2>/dev/null)" = live ]; }
 
 # the nvme controller (nvmeN) of path disk $1 (nvmeXcNnY)
