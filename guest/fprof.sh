@@ -8,7 +8,7 @@
 FPROF_FUNCS="fp_blk_mq_alloc_one_by_one blk_mq_get_tag blk_mq_get_tags
 io_wq_worker_sleeping blk_mq_end_request_batch blk_mq_end_request bio_alloc_bioset bio_alloc_kiocb
 dma_map_sg_attrs nvme_prp_next null_queue_rqs blk_mq_sched_insert_requests
-fp_nvme_sq_doorbell_mmio nvme_queue_rqs
+fp_nvme_sq_doorbell_mmio nvme_queue_rqs nvme_queue_rq
 rcu_read_unlock_strict __const_udelay"
 
 # fprof_arm: the profiler on, on FPROF_FUNCS only; fails without it
