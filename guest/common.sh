@@ -418,6 +418,34 @@ fprof_stop() {
 		}'
 }
 
+# dm_make NAME TABLE: a device-mapper device of TABLE (one target a
+# line); prints its node, /dev/dm-N (without udev nothing makes
+# /dev/mapper/NAME), or why it failed on stderr.  dm_gone NAME...:
+# remove those that exist; prints why one could not be removed
+# bound: 30
+dm_make() {
+	local n
+	run_timed 30 sh -c 'printf "%s\n" "$2" | dmsetup create "$1"' sh "$1" "$2" \
+		>/tmp/dm.out 2>&1 || {
+		echo "dmsetup create $1: $(grep -v '^ *$' /tmp/dm.out | tail -1)" >&2
+		return 1
+	}
+	n=$(dmsetup info -c --noheadings -o blkdevname "$1" 2>/dev/null)
+	[ -b "/dev/$n" ] || {
+		echo "$1: no block device (${n:-none})" >&2
+		return 1
+	}
+	echo "/dev/$n"
+}
+
+dm_gone() {
+	local x
+	for x in "$@"; do
+		dmsetup info "$x" >/dev/null 2>&1 || continue
+		run_timed 30 dmsetup remove "$x" >/dev/null 2>&1 || echo "dmsetup remove $x failed"
+	done
+}
+
 # polled_since DISK N: DISK's poll hctxs have allocated more than N requests
 polled_since() { [ "$(hctx_queued "$1" poll)" -gt "$2" ]; }
 

@@ -69,32 +69,6 @@ mods() {
 	done
 }
 
-# dm_make NAME TABLE: a device-mapper device; prints its node, /dev/dm-N
-# (without udev nothing makes /dev/mapper/NAME), or why it failed on
-# stderr.  dm_gone NAME...: remove those that exist; prints why one
-# could not be removed
-dm_make() {
-	local n
-	run_timed 30 dmsetup create "$1" --table "$2" >/tmp/dm.out 2>&1 || {
-		echo "dmsetup create $1: $(grep -v '^ *$' /tmp/dm.out | tail -1)" >&2
-		return 1
-	}
-	n=$(dmsetup info -c --noheadings -o blkdevname "$1" 2>/dev/null)
-	[ -b "/dev/$n" ] || {
-		echo "$1: no block device (${n:-none})" >&2
-		return 1
-	}
-	echo "/dev/$n"
-}
-
-dm_gone() {
-	local x
-	for x in "$@"; do
-		dmsetup info "$x" >/dev/null 2>&1 || continue
-		run_timed 30 dmsetup remove "$x" >/dev/null 2>&1 || echo "dmsetup remove $x failed"
-	done
-}
-
 # dm_one NAME TABLE SECS FIO-OPTION...: wfio_both on a dm device NAME of
 # TABLE, which must go away after; prints why not, nothing if it passed
 # bound: 2*$3+60
