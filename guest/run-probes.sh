@@ -153,6 +153,24 @@ if [ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ]; then
 else
 	echo "NOTE nvme-4k no NVMe poll queue"
 fi
+
+# polled 4 KiB through dm-linear over the whole namespace, as LVM lays a
+# volume on NVMe: beside nvme-4k of the same boot (bench-report prints
+# the ratio).  A kernel whose dm cannot poll (io_poll=0) is not measured.
+if want dm-linear-nvme-4k; then
+	if dm=$(dm_make fpbench "0 $(cat /sys/block/$dev/size) linear /dev/$dev 0"); then
+		if [ "$(cat /sys/block/${dm#/dev/}/queue/io_poll)" = 1 ]; then
+			q0=$(hctx_queued "$dev" poll)
+			run dm-linear-nvme-4k /fp/fp-bench uring "$dm" 4096 128 32 32 "$secs" poll
+			echo "# $dm (dm-linear on /dev/$dev) poll hctx queued +$(($(hctx_queued "$dev" poll) - q0))"
+		else
+			echo "NOTE dm-linear-nvme-4k dm-linear cannot poll here (io_poll=0): not measured"
+		fi
+		dm_gone fpbench
+	else
+		echo "NOTE dm-linear-nvme-4k no dm-linear device: not measured"
+	fi
+fi
 nullb_remove fast
 nullb_remove starved
 exit 0

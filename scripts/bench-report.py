@@ -134,6 +134,16 @@ for mode in ("icount", "wall"):
             r = statistics.median(h) / statistics.median(p)
             print(f"multipath head / one path ({mode}, {label}): {r:.3f}")
 
+# polled 4 KiB through dm-linear against the raw namespace of the same
+# boot, per label
+for mode in ("icount", "wall"):
+    for label in labels:
+        d = rows.get(("dm-linear-nvme-4k", mode, label))
+        n = rows.get(("nvme-4k", mode, label))
+        if d and n:
+            r = statistics.median(d) / statistics.median(n)
+            print(f"dm-linear / raw NVMe, polled 4 KiB ({mode}, {label}): {r:.3f}")
+
 with open(os.path.join(out, "ratios.dat"), "w") as f:
     for probe, by in chart.items():
         f.write(f"{probe} {by.get('icount', 0):.4f} {by.get('wall', 0):.4f}\n")

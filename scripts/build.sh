@@ -71,7 +71,9 @@ configure() {
 	mk tinyconfig >/dev/null
 	(cd "$dir" && ./scripts/kconfig/merge_config.sh -m -O . .config "${frags[@]}" >/dev/null)
 	mk olddefconfig >/dev/null
-	# Every symbol a fragment asks for must have survived.
+	# Every symbol a fragment asks for must have survived (where two
+	# fragments name one symbol, the later one's value, as merge_config.sh
+	# merges them).
 	local bad=() line sym
 	while IFS= read -r line; do
 		case $line in
@@ -87,7 +89,11 @@ configure() {
 			sym=${sym%% *}
 			! grep -q "^$sym=" "$tmp" || bad+=("$line") ;;
 		esac
-	done < <(cat "${frags[@]}")
+	done < <(cat "${frags[@]}" | awk '/^CONFIG_[A-Za-z0-9_]+=/ || /^# CONFIG_[A-Za-z0-9_]+ is not set$/ {
+		s = $0; sub(/^# /, "", s); sub(/[= ].*/, "", s)
+		if (!(s in at)) k[++n] = s
+		at[s] = $0 }
+		END { for (i = 1; i <= n; i++) print at[k[i]] }')
 	if ((${#bad[@]})); then
 		# the fragments are written for 5.10; mainline may rename things
 		[[ $label == mainline ]] || die "config: not as the fragments ask: ${bad[*]}"
