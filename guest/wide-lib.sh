@@ -18,6 +18,11 @@ for c in /sys/class/nvme/nvme*; do
 done
 NV=${NV##*/} PI=${PI##*/}
 
+# LVM_CFG: lvm's --config without udev (LVM makes no /dev/VG nodes
+# then: the LVs are used by their dm-N); null_blk is not among LVM's
+# known device types
+LVM_CFG='activation { udev_sync = 0 udev_rules = 0 monitoring = 0 } devices { obtain_device_list_from_udev = 0 types = [ "nullb", 16 ] }'
+
 # nv_parts ID: NV and the partitions wide.sh made on it are there; if
 # not, ID fails (wide.sh's wide_root said why) and nv_parts returns 1
 nv_parts() {
