@@ -125,24 +125,18 @@ for probe in notes:
     for n in notes[probe]:
         print(f"note: {probe}: {n}")
 
-# the multipath head against one path of the same subsystem, per label
-for mode in ("icount", "wall"):
-    for label in labels:
-        h = rows.get(("mpath-head-4k", mode, label))
-        p = rows.get(("mpath-single-4k", mode, label))
-        if h and p:
-            r = statistics.median(h) / statistics.median(p)
-            print(f"multipath head / one path ({mode}, {label}): {r:.3f}")
-
-# polled 4 KiB through dm-linear against the raw namespace of the same
-# boot, per label
-for mode in ("icount", "wall"):
-    for label in labels:
-        d = rows.get(("dm-linear-nvme-4k", mode, label))
-        n = rows.get(("nvme-4k", mode, label))
-        if d and n:
-            r = statistics.median(d) / statistics.median(n)
-            print(f"dm-linear / raw NVMe, polled 4 KiB ({mode}, {label}): {r:.3f}")
+# a probe against its reference, per label: the multipath head against
+# one path of the same subsystem (boots of their own), polled 4 KiB
+# through dm-linear against the raw namespace of the same boot
+for probe, base, title in (
+        ("mpath-head-4k", "mpath-single-4k", "multipath head / one path"),
+        ("dm-linear-nvme-4k", "nvme-4k", "dm-linear / raw NVMe, polled 4 KiB")):
+    for mode in ("icount", "wall"):
+        for label in labels:
+            a, b = rows.get((probe, mode, label)), rows.get((base, mode, label))
+            if a and b:
+                r = statistics.median(a) / statistics.median(b)
+                print(f"{title} ({mode}, {label}): {r:.3f}")
 
 with open(os.path.join(out, "ratios.dat"), "w") as f:
     for probe, by in chart.items():
