@@ -18,10 +18,20 @@ for c in /sys/class/nvme/nvme*; do
 done
 NV=${NV##*/} PI=${PI##*/}
 
-# LVM_CFG: lvm's --config without udev (LVM makes no /dev/VG nodes
-# then: the LVs are used by their dm-N); null_blk is not among LVM's
-# known device types
-LVM_CFG='activation { udev_sync = 0 udev_rules = 0 monitoring = 0 } devices { obtain_device_list_from_udev = 0 types = [ "nullb", 16 ] }'
+# lvm_do SECS COMMAND ARG...: lvm COMMAND ARG..., bounded by SECS,
+# without udev (LVM makes no /dev/VG nodes then: the LVs are used by
+# their dm-N) and with null_blk among LVM's device types; prints
+# "COMMAND: its messages" (not its warnings) and returns 1 if it failed
+# bound: $1
+lvm_do() {
+	local secs=$1 cmd=$2
+	shift 2
+	export LVM_SUPPRESS_FD_WARNINGS=1
+	run_timed "$secs" lvm "$cmd" --config 'activation { udev_sync = 0 udev_rules = 0 monitoring = 0 } devices { obtain_device_list_from_udev = 0 types = [ "nullb", 16 ] }' \
+		"$@" >/tmp/lvm.out 2>&1 && return 0
+	echo "$cmd: $(grep -v '^ *WARNING' /tmp/lvm.out | paste -sd';')"
+	return 1
+}
 
 # nv_parts ID: NV and the partitions wide.sh made on it are there; if
 # not, ID fails (wide.sh's wide_root said why) and nv_parts returns 1
