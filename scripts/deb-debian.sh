@@ -183,6 +183,9 @@ apply() {
 
 build() {
 	local log=$work/build.log
+	# (a build that ended is not made again when a later stage failed)
+	[[ ! -f $work/built ]] || return 0
+	local t=$SECONDS
 	mkdir -p "$ccache_dir"
 	# ccache: Debian's rules call it when DEBIAN_KERNEL_USE_CCACHE is set
 	FP_ROOT_BINDS="$ccache_dir:/ccache" in_root "$root" sh -c "cd $src &&
@@ -193,6 +196,9 @@ build() {
 			die "the disk of $work is full: free some, or set FASTPATH_BUILD to a larger disk, and run make deb again (it goes on)"
 		die "dpkg-buildpackage failed (log: $log); make deb again goes on where it stopped"
 	}
+	# the seconds of each run that ended, for build-time.txt
+	echo $((SECONDS - t)) >>"$work/build-seconds"
+	touch "$work/built"
 }
 
 # the iopoll kselftests of the series, static (Debian 11's libc), built
@@ -206,7 +212,8 @@ selftests() {
 		die "no tools/testing/selftests/iopoll in $tree: the series is not in the tree that was built"
 	# in place, as scripts/build.sh builds them (lib.mk and the kselftest
 	# headers beside), the objects and programs in $d
-	in_root "$root" sh -c "cd $tree && make -s O=$d/obj headers_install >/dev/null &&
+	# (lib.mk makes no OUTPUT directory)
+	in_root "$root" sh -c "mkdir -p $d/iopoll && cd $tree && make -s O=$d/obj headers_install >/dev/null &&
 		make -s -C tools/testing/selftests/iopoll OUTPUT=$d/iopoll CC=gcc KSFT_KHDR_INSTALL_DONE=1 \
 			CFLAGS='-O2 -Wall -Werror -static -I$d/obj/usr/include' LDFLAGS=-static >/dev/null" \
 		>"$work/selftests.log" 2>&1 ||
@@ -215,12 +222,14 @@ selftests() {
 
 collect() {
 	local debs=() f
-	rm -rf "$out"
-	mkdir -p "$out/selftests"
 	mapfile -t debs < <(ls "$root/build/"*_"$BASE_SRCVER+fastpath${version}"_*.deb 2>/dev/null)
 	((${#debs[@]})) || die "dpkg-buildpackage made no package in $root/build"
+	rm -rf "$out"
+	mkdir -p "$out/selftests"
+	# linked, not moved: the build's own stay, so that collecting again
+	# (after a later stage failed) finds them
 	for f in "${debs[@]}"; do
-		mv "$f" "$out/"
+		ln -f "$f" "$out/" 2>/dev/null || cp "$f" "$out/"
 	done
 	cp "$root/build/selftests/iopoll/iopoll_test" "$root/build/selftests/iopoll/uring_test" "$out/selftests/"
 	f=$(ls "$out"/linux-image-"${BASE_VERSION%.*}".0-*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
@@ -234,12 +243,11 @@ collect() {
 t0=$SECONDS
 stage "the $BASE_SUITE root and Debian's source" prepare
 stage "the series in Debian's patch list" apply
-t1=$SECONDS
 stage "dpkg-buildpackage ($flavour, $FP_JOBS jobs)" build
 stage "the iopoll kselftests" selftests
 stage "packages" collect
 {
 	echo "FLAVOUR=$flavour $(cat "$out/kernelrelease") $BASE_SRCVER+fastpath$version, $FP_JOBS CPUs, in Debian 11 ($(in_root "$root" gcc-10 --version | head -1))"
-	echo "build: $((SECONDS - t1)) s (this run; a build that was stopped and gone on with counts only its last part); all: $((SECONDS - t0)) s; $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "dpkg-buildpackage: $(awk '{ s += $1 } END { printf "%d s in %d runs", s, NR }' "$work/build-seconds" 2>/dev/null) that ended (one stopped before its end is not counted); this make deb: $((SECONDS - t0)) s; $(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$out/build-time.txt"
 cat "$out/build-time.txt" >&2
