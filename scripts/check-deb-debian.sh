@@ -4,7 +4,8 @@
 # user would, in a QEMU guest (q35, TCG, two vCPUs, an emulated NVMe).
 # The guest's root is Debian 11 (debootstrap, cached) with Debian's own
 # kernel of the same flavour from bullseye-security (linux-image-amd64
-# or linux-image-rt-amd64), gcc-10 and make for out-of-tree modules, and
+# or linux-image-rt-amd64; the point release's where the mirror has none
+# in the security suite), gcc-10 and make for out-of-tree modules, and
 # the packages in /fp/debs.  Four boots, each running
 # guest/deb-stage.sh STAGE as init with the kernel of that stage taken
 # from the guest's /boot (debugfs, no mount on the host):
@@ -80,8 +81,20 @@ ext_put() {
 }
 
 make_root() {
-	local root=$work/root tar f
-	tar=$(debian_root_tar "$suite" "$include" "$apt") || die "no $suite root"
+	local root=$work/root tar= f a
+	# Debian's kernel of the flavour from the security suite (the base's
+	# version) or, where the mirror has not got it there (this project's
+	# lacks 5.10.262-1's rt images), from the point release; a root made
+	# before is taken as it is
+	for a in "$apt" "-t $suite $apt"; do
+		[[ -f $(debian_root_path "$suite" "$include" "$a") ]] || continue
+		tar=$(debian_root_path "$suite" "$include" "$a")
+		break
+	done
+	[[ -n $tar ]] || tar=$(debian_root_tar "$suite" "$include" "$apt") || {
+		log "no $meta in $suite-security from $FP_DEBIAN_MIRROR: the one of $suite's point release"
+		tar=$(debian_root_tar "$suite" "$include" "-t $suite $apt")
+	} || die "no $suite root with $meta"
 	rm -rf "$work"
 	mkdir -p "$root"
 	tar -C "$root" -xzf "$tar"

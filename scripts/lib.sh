@@ -363,14 +363,22 @@ debian_root_make() {
 	exec 9>&-
 }
 
+# debian_root_path SUITE PACKAGES [APT]: where debian_root_tar keeps
+# that root (which may not be made yet)
+debian_root_path() {
+	local key
+	key=$(echo "$1 $FP_DEBIAN_MIRROR/debian $2${3:+ apt: $3}" | sha256sum | cut -c1-12)
+	echo "$FP_CACHE/debootstrap/$1-minbase-$key.tar.gz"
+}
+
 # debian_root_tar SUITE PACKAGES [APT]: a Debian SUITE root (debootstrap
-# minbase, plus PACKAGES, comma-separated; then APT, space-separated,
-# installed there from SUITE and its security suite) made once per suite
-# and package lists and kept as a tarball in the cache; prints its path.
+# minbase, plus PACKAGES, comma-separated; then APT, space-separated
+# apt-get install arguments, installed there from SUITE and its security
+# suite) made once per suite and package lists and kept as a tarball in
+# the cache; prints its path.
 debian_root_tar() {
-	local suite=$1 include=$2 apt=${3:-} key tar
-	key=$(echo "$suite $FP_DEBIAN_MIRROR/debian $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
-	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
+	local suite=$1 include=$2 apt=${3:-} tar
+	tar=$(debian_root_path "$suite" "$include" "$apt")
 	debian_root_make "$tar" "$suite" minbase "$include" "${apt:+install $apt}" || exit 1
 	echo "$tar"
 }
@@ -429,16 +437,18 @@ src_orig() {
 }
 
 # apt_bin_download SUITE DIR PKG=VER: download one *binary* package of
-# SUITE's security suite (amd64) into DIR, checked against the suite's
-# signed index, and print its path.  A private list and cache, as for
-# sources: the package is only downloaded, never installed, and the
-# system's apt never sees SUITE.
+# SUITE or its security suite (amd64) into DIR, checked against the
+# suites' signed indexes, and print its path.  A private list and cache,
+# as for sources: the package is only downloaded, never installed, and
+# the system's apt never sees SUITE.
 apt_bin_download() {
 	local suite=$1 dest=$2 pkg=$3 dir f
-	dir=$FP_CACHE/apt/$suite-security-bin
+	dir=$FP_CACHE/apt/$suite-bin
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dest"
-	echo "deb [arch=amd64] $FP_DEBIAN_MIRROR/debian-security $suite-security main" \
-		>"$dir/sources.list"
+	{
+		echo "deb [arch=amd64] $FP_DEBIAN_MIRROR/debian $suite main"
+		echo "deb [arch=amd64] $FP_DEBIAN_MIRROR/debian-security $suite-security main"
+	} >"$dir/sources.list"
 	local opts=(-q -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=-
 		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache"
 		-o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o APT::Sandbox::User=root)
