@@ -52,10 +52,13 @@ ls "$debs"/selftests/iopoll_test "$debs"/selftests/uring_test >/dev/null 2>&1 ||
 # what a user installs: the image, its headers (and their common part),
 # and the linux-kbuild those need at the series' version; not the
 # compiler meta-package (Debian's, which the guest has, does), the
-# signed-image template or linux-support
-abi=${rel%-amd64} abi=${abi%-rt}
+# signed-image template, linux-support, the other flavour's common
+# headers or the debug symbols
+abi=${rel%-amd64} abi=${abi%-rt} common=common
+[[ $flavour == amd64 ]] || common="common-rt"
+kbuild=linux-kbuild-${BASE_VERSION%.*}
 mapfile -t install_debs < <(cd "$debs" && ls linux-image-"$rel"_*.deb linux-image-"$rel"-unsigned_*.deb \
-	linux-headers-"$rel"_*.deb linux-headers-"$abi"-common*_*.deb linux-kbuild-*_*.deb 2>/dev/null)
+	linux-headers-"$rel"_*.deb linux-headers-"$abi-$common"_*.deb "$kbuild"_*.deb 2>/dev/null)
 [[ " ${install_debs[*]} " == *" linux-image-"* && " ${install_debs[*]} " == *" linux-headers-$rel"_* ]] ||
 	die "no linux-image or linux-headers package of $rel in $debs"
 disk_check "$work" 8 "make check-deb"
@@ -81,7 +84,7 @@ ext_put() {
 }
 
 make_root() {
-	local root=$work/root tar= f a
+	local root=$work/root tar="" f a
 	# Debian's kernel of the flavour from the security suite (the base's
 	# version) or, where the mirror has not got it there (this project's
 	# lacks 5.10.262-1's rt images), from the point release; a root made
@@ -109,12 +112,10 @@ make_root() {
 	done
 	# Debian's own linux-kbuild, as installed there, for the rollback to
 	# put back (the guest has no network)
-	local p v
-	for p in $(cd "$debs" && ls linux-kbuild-*_*.deb 2>/dev/null | cut -d_ -f1); do
-		v=$(chroot "$root" dpkg-query -W -f '${Version}' "$p" 2>/dev/null) || continue
-		apt_bin_download "$suite" "$work/debian-debs" "$p=$v" >/dev/null ||
-			die "could not download Debian's $p=$v for the rollback"
-	done
+	local v
+	v=$(chroot "$root" dpkg-query -W -f '${Version}' "$kbuild" 2>/dev/null) &&
+		{ apt_bin_download "$suite" "$work/debian-debs" "$kbuild=$v" >/dev/null ||
+			die "could not download Debian's $kbuild=$v for the rollback"; }
 	cp "$work"/debian-debs/*.deb "$root/fp/debian-debs/" 2>/dev/null || true
 	cp "$debs"/selftests/* "$root/fp/selftests/"
 	cp "$FP_TOP/guest/common.sh" "$FP_TOP/guest/deb-test.sh" "$FP_TOP/guest/deb-stage.sh" \
