@@ -248,6 +248,8 @@ stage "the iopoll kselftests" selftests
 stage "packages" collect
 {
 	echo "FLAVOUR=$flavour $(cat "$out/kernelrelease") $BASE_SRCVER+fastpath$version, $FP_JOBS CPUs, in Debian 11 ($(in_root "$root" gcc-10 --version | head -1))"
-	echo "dpkg-buildpackage: $(awk '{ s += $1 } END { printf "%d s in %d runs", s, NR }' "$work/build-seconds" 2>/dev/null) that ended (one stopped before its end is not counted); this make deb: $((SECONDS - t0)) s; $(date -u +%Y-%m-%dT%H:%MZ)"
+	# (a run that was stopped before its end is not counted)
+	echo "dpkg-buildpackage: $(awk '{ s += $1 } END { printf "%d s in %d run%s that ended", s, NR, NR == 1 ? "" : "s" }' \
+		"$work/build-seconds" 2>/dev/null); this make deb: $((SECONDS - t0)) s; $(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$out/build-time.txt"
 cat "$out/build-time.txt" >&2
