@@ -84,20 +84,8 @@ ext_put() {
 }
 
 make_root() {
-	local root=$work/root tar="" f a
-	# Debian's kernel of the flavour from the security suite (the base's
-	# version) or, where the mirror has not got it there (this project's
-	# lacks 5.10.262-1's rt images), from the point release; a root made
-	# before is taken as it is
-	for a in "$apt" "-t $suite $apt"; do
-		[[ -f $(debian_root_path "$suite" "$include" "$a") ]] || continue
-		tar=$(debian_root_path "$suite" "$include" "$a")
-		break
-	done
-	[[ -n $tar ]] || tar=$(debian_root_tar "$suite" "$include" "$apt") || {
-		log "no $meta in $suite-security from $FP_DEBIAN_MIRROR: the one of $suite's point release"
-		tar=$(debian_root_tar "$suite" "$include" "-t $suite $apt")
-	} || die "no $suite root with $meta"
+	local root=$work/root tar f
+	tar=$(debian_root_tar "$suite" "$include" "$apt") || die "no $suite root"
 	rm -rf "$work"
 	mkdir -p "$root"
 	tar -C "$root" -xzf "$tar"

@@ -327,7 +327,9 @@ deb_guest_boot() {
 # Debian SUITE root (debootstrap's VARIANT, plus INCLUDE, comma-separated),
 # unless the cache has it; with APT-ARGS, then "apt-get APT-ARGS" run
 # there against SUITE and its security suite (in the root only; the
-# host's apt never sees them), FILE copied to /tmp/src/ for it first.
+# host's apt never sees them), FILE copied to /tmp/src/ for it first;
+# where that fails (a package the mirror has not got in the security
+# suite), again with "-t SUITE": the point release's versions.
 # One maker at a time (make check's background one, or a job's own).
 debian_root_make() {
 	local tar=$1 suite=$2 variant=$3 include=$4 apt=${5:-} file=${6:-} tmp
@@ -351,9 +353,16 @@ debian_root_make() {
 				mkdir -p "$tmp/root/tmp/src"
 				cp "$file" "$tmp/root/tmp/src/"
 			fi
-			in_root "$tmp/root" sh -c "apt-get -q update && apt-get -q -y --no-install-recommends \
-				$apt && apt-get clean" >>"$tmp.log" 2>&1 ||
+			# what the mirror has not got in the security suite (its
+			# copy lacks 5.10.262-1's rt images) from the point release
+			in_root "$tmp/root" sh -c "apt-get -q update &&
+				{ apt-get -q -y --no-install-recommends $apt ||
+					{ echo 'fastpath: again from the point release' &&
+						apt-get -q -y --no-install-recommends -t $suite $apt; }; } &&
+				apt-get clean" >>"$tmp.log" 2>&1 ||
 				{ tail -20 "$tmp.log" >&2; rm -rf "$tmp"; die "apt-get $apt in the $suite root failed (log: $tmp.log)"; }
+			! grep -q '^fastpath: again from the point release' "$tmp.log" ||
+				log "$suite: $suite-security lacked some of it on $FP_DEBIAN_MIRROR: apt-get -t $suite $apt"
 			rm -rf "$tmp/root/tmp/src" "$tmp/root/var/lib/apt/lists/"*_dists_*
 		fi
 		tar -C "$tmp/root" -czf "$tar.tmp" . && mv "$tar.tmp" "$tar" ||
@@ -363,22 +372,14 @@ debian_root_make() {
 	exec 9>&-
 }
 
-# debian_root_path SUITE PACKAGES [APT]: where debian_root_tar keeps
-# that root (which may not be made yet)
-debian_root_path() {
-	local key
-	key=$(echo "$1 $FP_DEBIAN_MIRROR/debian $2${3:+ apt: $3}" | sha256sum | cut -c1-12)
-	echo "$FP_CACHE/debootstrap/$1-minbase-$key.tar.gz"
-}
-
 # debian_root_tar SUITE PACKAGES [APT]: a Debian SUITE root (debootstrap
-# minbase, plus PACKAGES, comma-separated; then APT, space-separated
-# apt-get install arguments, installed there from SUITE and its security
-# suite) made once per suite and package lists and kept as a tarball in
-# the cache; prints its path.
+# minbase, plus PACKAGES, comma-separated; then APT, space-separated,
+# installed there from SUITE and its security suite) made once per suite
+# and package lists and kept as a tarball in the cache; prints its path.
 debian_root_tar() {
-	local suite=$1 include=$2 apt=${3:-} tar
-	tar=$(debian_root_path "$suite" "$include" "$apt")
+	local suite=$1 include=$2 apt=${3:-} key tar
+	key=$(echo "$suite $FP_DEBIAN_MIRROR/debian $include${apt:+ apt: $apt}" | sha256sum | cut -c1-12)
+	tar=$FP_CACHE/debootstrap/$suite-minbase-$key.tar.gz
 	debian_root_make "$tar" "$suite" minbase "$include" "${apt:+install $apt}" || exit 1
 	echo "$tar"
 }
