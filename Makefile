@@ -2,7 +2,7 @@
 LABEL ?= patched
 LABELS ?= base patched
 
-.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench eagain-matrix latency tree export build fetch clean
+.PHONY: help check check-long check-wide check-breaks check-deb deb mail lint bisect-check bench insn eagain-matrix latency tree export build fetch clean
 
 help:
 	@echo "make check   lint the queue, build, boot QEMU, run the tests (TESTS='PATTERN...': only those, docs/writing-tests.md)"
@@ -15,6 +15,8 @@ help:
 	@echo "make bisect-check  every patch of the series builds and boots (FROM=, TO=)"
 	@echo "make bench   the main job: base and patched side by side, ratios (LABELS=\"$(LABELS)\", REF=mainline,"
 	@echo "             MODES=\"icount wall\", RUNS=3, ROUNDS=5, SECS=1, PROBES=REGEX; docs/bench.md)"
+	@echo "make insn    guest instructions per 128 KiB and 1 MiB read outside the poll and idle loops,"
+	@echo "             NVMe and null_blk, polled and by interrupt (LABELS=patched, REF=mainline: gated, PROBES=)"
 	@echo "make eagain-matrix  the -EAGAIN CQEs of make check's eagain boot, per kernel (LABELS=, REF=mainline)"
 	@echo "make latency cyclictest beside I/O on CONFIG_PREEMPT builds of base and patched (RUNS=3, LAT_LABELS=\"base patched breaks\")"
 	@echo "make deb     Debian's linux 5.10.262-1 with the series, built in a Debian 11 root: results/deb/debian-FLAVOUR/"
@@ -90,6 +92,10 @@ lint:
 
 bench:
 	LABELS="$(LABELS)" REF="$(REF)" scripts/bench.sh
+
+# LABELS given on the command line, else patched alone
+insn:
+	LABELS="$(if $(filter file,$(origin LABELS)),patched,$(LABELS))" REF="$(REF)" PROBES="$(PROBES)" scripts/insn-table.sh
 
 eagain-matrix:
 	LABELS="$(LABELS)" REF="$(REF)" scripts/eagain-matrix.sh
