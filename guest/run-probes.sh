@@ -137,7 +137,6 @@ fi
 if [ "$(cat /sys/block/$dev/queue/io_poll)" = 1 ]; then
 	run nvme-4k /fp/fp-bench uring /dev/$dev 4096 128 32 32 "$secs" poll
 	run nvme-128k /fp/fp-bench uring /dev/$dev 131072 32 32 32 "$secs" poll
-	run nvme-1m /fp/fp-bench uring /dev/$dev 1048576 8 8 8 "$secs" poll
 	run t-io_uring-nvme-4k tiouring "$dev" 4096 poll
 	run pvsync2-nvme-4k /fp/fp-bench pvsync2 /dev/$dev 4096 "$secs"
 	for i in $(want fio-nvme-4k && seq "$runs"); do

@@ -12,6 +12,10 @@
 # a label spends more than mainline outside the loops on a probe.
 # Profiles: results/insn-<date>-<hash>/.
 #   PROBES  extended regex of the probe names to run (default: all)
+#   RUNS    boots per probe and label (default: 3); the table gives the
+#           median and the spread of the count outside the loops (QEMU's
+#           NVMe completes in host time, so how many reads one poll or
+#           interrupt ends varies, and with it the count)
 . "$(dirname "$0")/lib.sh"
 host_check
 read -r -a labels <<<"${LABELS:-patched}"
@@ -20,7 +24,8 @@ case ${REF:-} in
 mainline) labels+=(mainline) ;;
 *) die "REF=$REF: only REF=mainline is known" ;;
 esac
-probes=${PROBES:-.}
+probes=${PROBES:-.} runs=${RUNS:-3}
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS=$runs: a count of boots"
 out=$FP_TOP/results/insn-$(date -u +%Y%m%d-%H%M%S)-$(git -C "$FP_TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
 mkdir -p "$out"
 # null_blk as make bench makes it: polled (irqmode=0, a poll queue) or
@@ -55,10 +60,12 @@ for l in "${labels[@]}"; do
 		uring\ *) read -r -a cmd <<<"$probe" ;;
 		*) cmd=("$probe") ;;
 		esac
-		stage "$l $name" env TOP=100000 OUT="$out/$l-$name" \
-			"$FP_TOP/scripts/insn-profile.sh" "$l" "${vmopts[@]}" -- "${cmd[@]}" \
-			>"$out/$l-$name.txt" || die "profile $l $name failed ($out/$l-$name)"
-		args+=("$l:$name=$out/$l-$name.txt")
+		for r in $(seq "$runs"); do
+			stage "$l $name ($r/$runs)" env TOP=100000 OUT="$out/$l-$name-$r" \
+				"$FP_TOP/scripts/insn-profile.sh" "$l" "${vmopts[@]}" -- "${cmd[@]}" \
+				>"$out/$l-$name-$r.txt" || die "profile $l $name failed ($out/$l-$name-$r)"
+			args+=("$l:$name=$out/$l-$name-$r.txt")
+		done
 	done
 done
 ((${#args[@]})) || die "PROBES='$probes' matches no probe"
