@@ -10,6 +10,7 @@ profile of the same probe, the ratio of the medians outside the loops.
 GATE=1: exit 1 when a label's median outside the loops is above
 mainline's for the same probe."""
 import collections
+import importlib.util
 import os
 import re
 import statistics
@@ -56,17 +57,22 @@ IDLE = re.compile(r'^(?:cpu_startup_entry|do_idle|cpuidle_idle_call|'
                   r'flush_smp_call_function_from_idle)' + SUFFIX)
 
 
+def _parse():
+    """insn-groups.py's reader of insn-fold.py's table"""
+    spec = importlib.util.spec_from_file_location(
+        'insn_groups', os.path.join(os.path.dirname(__file__), 'insn-groups.py'))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.parse
+
+
+parse = _parse()
+
+
 def load(path):
-    """function -> instructions per read, from insn-fold.py's table"""
-    per = {}
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if len(w) >= 3 and w[0] not in ('function', 'total', 'group'):
-                try:
-                    per[w[0]] = float(w[1])
-                except ValueError:
-                    pass
+    """function -> instructions per read (a GROUP= line is no function)"""
+    per = parse(path)[0]
+    per.pop('group', None)
     if not per:
         sys.exit(f'insn-loop: no profile in {path}')
     return per
