@@ -24,7 +24,7 @@ is_count() {
 }
 
 # preemptible: the kernel is preemptible (CONFIG_PREEMPT, PREEMPT_RT),
-# where patch 68 leaves the block softirq raised while issuing to
+# where patch 69 leaves the block softirq raised while issuing to
 # ksoftirqd, as 5.10 does
 preemptible() {
 	case $(uname -v) in *PREEMPT*) return 0 ;; esac

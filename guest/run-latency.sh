@@ -3,7 +3,7 @@
 # each at SCHED_FIFO 95 waking every 1 ms for 20 s, first with the
 # machine idle, then beside fio's io_uring random reads at QD 32 on a
 # null_blk of one hardware queue that completes in ->queue_rq() by the
-# block softirq (irqmode=1, not memory-backed: the device of patch 68).
+# block softirq (irqmode=1, not memory-backed: the device of patch 69).
 # Prints "LAT idle ..." and "LAT io ..." lines: the worst and the mean
 # wakeup latency over both threads, in microseconds, and fio's IOPS.
 . /fp/common.sh

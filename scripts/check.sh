@@ -313,9 +313,9 @@ for label in "${labels[@]}"; do
 		# the other boots: all of them on a plain kernel; on the debug
 		# kernel (its first round) swiotlb, where without DMA_API_DEBUG
 		# (configs/debug.config) the poll boot maps NVMe data from the
-		# bvecs (patch 0072) and this one with a scatterlist, and in make
+		# bvecs (patch 0073) and this one with a scatterlist, and in make
 		# check-long nopoll, dbbuf and eagain (interrupt batching, the
-		# interrupt-side bio cache, patch 68's softirq and the -EAGAIN
+		# interrupt-side bio cache, patch 69's softirq and the -EAGAIN
 		# reissue under KASAN and lockdep)
 		other=
 		if ((rt)); then

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make latency [RUNS=N] [LABELS="base patched breaks"]: scheduling
-# latency beside I/O on a preemptible kernel, the measurement patch 68
+# latency beside I/O on a preemptible kernel, the measurement patch 69
 # answers to.  Builds each label (default base and patched; breaks: the
 # series with harness/breaks/break.patch, booted with
-# fp_break=preemptissue, patch 68 as it was before it left preemptible
+# fp_break=preemptissue, patch 69 as it was before it left preemptible
 # kernels alone) with deb-guest.config and configs/preempt.config
 # (CONFIG_PREEMPT; build/LABEL+deb-guest+preempt) and boots each RUNS
 # times (default 3),

@@ -154,7 +154,7 @@ module_build() {
 # guest/fprof.sh), the probes the tests run (fp-eagain, the eagain
 # boot's -EAGAIN counter; fp-shortread, tests/uring/short_read_eof;
 # fp-fusewrite, tests/uring/fuse_write_eagain_once; fp-held, polled
-# reads left unreaped; the modules of FP_MODULES, built against KDIR:
+# reads left unreaped; fp-align, tests/uring/fixed_buf_alignment; the modules of FP_MODULES, built against KDIR:
 # fp_rcu_unlock, tests/rcu/; fp_plug_order,
 # tests/queuerqs/nullb_queue_rqs_order) and the kselftests KDIR built.
 # Prints what is missing, a line each, and returns 1 if anything is.
@@ -163,7 +163,7 @@ FP_MODULES="fp_rcu_unlock fp_plug_order"
 guest_files() {
 	local p rc=0
 	: >"$1/fprof-at-boot"
-	for p in fp-eagain fp-shortread fp-fusewrite fp-held; do
+	for p in fp-eagain fp-shortread fp-fusewrite fp-held fp-align; do
 		probe_build "$p" "$1" || { echo "probes/$p.c did not build"; rc=1; }
 	done
 	for p in $FP_MODULES; do
