@@ -5,10 +5,12 @@
  * must end as pread() and pwrite() of the same buffer, length and offset
  * end: the bytes, or -EINVAL when the buffer, the length or the offset is
  * off the logical block size, on a plain ring and on an IOPOLL one.
- * Three registered buffers: one page-aligned (3 MiB: I/O of more pages
- * than one bio takes goes to io-wq), one that starts 256 bytes into a
- * page, one whose length ends 1000 bytes into its third page (an I/O
- * that stops before that end is aligned).  A read's data must equal
+ * Three registered buffers: one page-aligned (3 MiB: an I/O of more
+ * pages than one bio takes, 1 MiB from 3584 bytes in and 2 MiB, is
+ * issued again through the blocking path), one that starts 256 bytes
+ * into a page (256 bytes further on, an I/O is aligned), one whose
+ * length ends 1000 bytes into its third page (an I/O that stops before
+ * that end is aligned).  A read's data must equal
  * pread()'s; a write that the kernel refuses must leave the device as
  * it was, one it takes must write what it was given.  A cell that
  * differs prints "bad ..." and the probe exits 1; it prints a summary.
@@ -46,7 +48,9 @@ static const size_t lens[] = { 512, 4096, 4352, 65536, 130560, 2 << 20,
 			       (2 << 20) + 256 };
 static const off_t offs[] = { 0, 256, 512 };
 static const struct cell extra[] = {
-	{ 1, 0, 4096, 0 }, { 1, 3840, 4096, 0 }, { 1, 3840, 8192, 4096 },
+	{ 0, 0, 1 << 20, 0 }, { 0, 3584, 1 << 20, 512 },
+	{ 1, 0, 4096, 0 }, { 1, 256, 4096, 0 }, { 1, 3840, 4096, 0 },
+	{ 1, 3840, 8192, 4096 },
 	{ 2, 0, 8192, 0 }, { 2, 0, 8704, 512 }, { 2, 0, 9192, 0 },
 };
 
