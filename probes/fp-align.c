@@ -57,10 +57,6 @@ static const struct cell extra[] = {
 static int ring_rw(struct ring *r, int write, const struct cell *c)
 {
 	struct io_uring_sqe *sqe = get_sqe(r);
-	struct io_uring_cqe *cqe;
-	unsigned int head;
-	double t0 = now();
-	int ret;
 
 	sqe->opcode = write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
 	sqe->fd = fd;
@@ -69,27 +65,7 @@ static int ring_rw(struct ring *r, int write, const struct cell *c)
 	sqe->len = c->len;
 	sqe->buf_index = c->buf;
 	sqe->user_data = 1;
-	__atomic_store_n(r->sq_tail, r->local_tail, __ATOMIC_RELEASE);
-	ret = syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
-		      NULL, 0);
-	if (ret != 1)
-		die("io_uring_enter");
-	/* an IOPOLL ring's wait may end without the CQE: wait again */
-	for (;;) {
-		head = *r->cq_head;
-		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-			break;
-		if (now() - t0 > 10) {
-			fprintf(stderr, "no CQE in 10 s\n");
-			exit(2);
-		}
-		syscall(__NR_io_uring_enter, r->fd, 0, 1, IORING_ENTER_GETEVENTS,
-			NULL, 0);
-	}
-	cqe = &r->cqes[head & *r->cq_mask];
-	ret = cqe->res;
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return ret;
+	return ring_one(r);
 }
 
 /* the device's bytes [off, off + len), read aligned into dev */

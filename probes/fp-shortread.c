@@ -81,10 +81,6 @@ static int ring_read(struct ring *r, int fd, enum mode m, size_t len, off_t off)
 	struct iovec iov[2] = {
 		{ buf, len / 2 }, { buf + len / 2, len - len / 2 },
 	};
-	struct io_uring_cqe *cqe;
-	unsigned int head;
-	double t0 = now();
-	int ret;
 
 	sqe->fd = fd;
 	sqe->off = off;
@@ -107,30 +103,7 @@ static int ring_read(struct ring *r, int fd, enum mode m, size_t len, off_t off)
 		sqe->len = 2;
 		break;
 	}
-	__atomic_store_n(r->sq_tail, r->local_tail, __ATOMIC_RELEASE);
-	ret = syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
-		      NULL, 0);
-	if (ret != 1)
-		die("io_uring_enter");
-	/*
-	 * The wait may end without the CQE: an IOPOLL ring's stops when the
-	 * task should reschedule (io_iopoll_check()).  Wait again, 10 s in all.
-	 */
-	for (;;) {
-		head = *r->cq_head;
-		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-			break;
-		if (now() - t0 > 10) {
-			fprintf(stderr, "no CQE in 10 s\n");
-			exit(2);
-		}
-		syscall(__NR_io_uring_enter, r->fd, 0, 1, IORING_ENTER_GETEVENTS,
-			NULL, 0);
-	}
-	cqe = &r->cqes[head & *r->cq_mask];
-	ret = cqe->res;
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return ret;
+	return ring_one(r);
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,8 @@
 #define FP_RING_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -73,6 +75,40 @@ static inline struct io_uring_sqe *get_sqe(struct ring *r)
 	r->sq_array[idx] = idx;
 	memset(&r->sqes[idx], 0, sizeof(r->sqes[idx]));
 	return &r->sqes[idx];
+}
+
+/*
+ * ring_one: submit the one SQE queued on R and wait for its CQE: its
+ * res.  An IOPOLL ring's wait may end without the CQE (io_iopoll_check()
+ * stops when the task should reschedule): wait again, 10 s in all, then
+ * exit 2.
+ */
+static inline int ring_one(struct ring *r)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head;
+	double t0 = now();
+	int ret;
+
+	__atomic_store_n(r->sq_tail, r->local_tail, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		die("io_uring_enter");
+	for (;;) {
+		head = *r->cq_head;
+		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+			break;
+		if (now() - t0 > 10) {
+			fprintf(stderr, "no CQE in 10 s\n");
+			exit(2);
+		}
+		syscall(__NR_io_uring_enter, r->fd, 0, 1, IORING_ENTER_GETEVENTS,
+			NULL, 0);
+	}
+	cqe = &r->cqes[head & *r->cq_mask];
+	ret = cqe->res;
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return ret;
 }
 
 static inline uint64_t rnd(uint64_t *s)
